@@ -1,0 +1,25 @@
+//! Bytes in and out of a filter, all validated: the RDB value, the SCANDUMP header and the
+//! chunk iterator. Plain Rust: the Redis layer supplies a [`FieldSink`] / [`FieldSource`]
+//! over `RedisModuleIO`, tests supply in-memory ones.
+
+pub mod chunks;
+pub mod header;
+pub mod meta;
+pub mod rdb;
+
+use crate::error::Result;
+
+/// Where an encoder writes typed fields (RDB save, header bytes).
+pub trait FieldSink {
+    fn put_u64(&mut self, value: u64);
+    fn put_f64(&mut self, value: f64);
+    fn put_bytes(&mut self, bytes: &[u8]);
+}
+
+/// Where a decoder reads typed fields from. Every read can fail (short or bad input).
+pub trait FieldSource {
+    fn get_u64(&mut self) -> Result<u64>;
+    fn get_f64(&mut self) -> Result<f64>;
+    /// Hands the next byte string to `use_bytes` without keeping it.
+    fn with_bytes(&mut self, use_bytes: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>;
+}

@@ -1,0 +1,82 @@
+//! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
+
+use redis_module::{Context, RedisString};
+
+use super::reply::{format_g, Reply};
+use super::{arity, read_filter};
+use crate::error::{Error, Result};
+use crate::filter::Chain;
+
+/// BF.INFO's fields: the keyword that selects one, and RedisBloom's name for it.
+const FIELDS: [(&str, &str); 5] = [
+    ("CAPACITY", "Capacity"),
+    ("SIZE", "Size"),
+    ("FILTERS", "Number of filters"),
+    ("ITEMS", "Number of items inserted"),
+    ("EXPANSION", "Expansion rate"),
+];
+
+fn field_value(chain: &Chain, keyword: &str) -> Reply {
+    let int = |n: u64| Reply::Int(n.min(i64::MAX as u64) as i64);
+    match keyword {
+        "CAPACITY" => int(chain.capacity()),
+        "SIZE" => int(chain.memory_bytes()),
+        "FILTERS" => int(chain.layers().len() as u64),
+        "ITEMS" => int(chain.count()),
+        _ if chain.is_scaling() => int(chain.expansion() as u64),
+        _ => Reply::Null,
+    }
+}
+
+/// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
+pub fn info(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+    arity(argv, 2, 3, "bf.info")?;
+    let key = ctx.open_key(&argv[1]);
+    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let selected: Vec<_> = match argv.get(2) {
+        None => FIELDS.to_vec(),
+        Some(arg) => {
+            let wanted = super::args::keyword(arg);
+            let field = FIELDS
+                .iter()
+                .find(|(kw, _)| *kw == wanted)
+                .ok_or_else(|| Error::UnknownInfoField(arg.to_string_lossy()))?;
+            vec![*field]
+        }
+    };
+    Ok(Reply::Map(
+        selected
+            .into_iter()
+            .map(|(kw, name)| (name, field_value(chain, kw)))
+            .collect(),
+    ))
+}
+
+/// BF.CARD key: items added; 0 for a missing key.
+pub fn card(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+    arity(argv, 2, 2, "bf.card")?;
+    let key = ctx.open_key(&argv[1]);
+    let count = read_filter(&key)?.map_or(0, Chain::count);
+    Ok(Reply::Int(count as i64))
+}
+
+/// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.
+pub fn debug(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+    arity(argv, 2, 2, "bf.debug")?;
+    let key = ctx.open_key(&argv[1]);
+    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let mut lines = vec![Reply::Bulk(format!("size:{}", chain.count()).into_bytes())];
+    for layer in chain.layers() {
+        let line = format!(
+            "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
+            layer.bytes(),
+            layer.bit_size(),
+            layer.k(),
+            layer.capacity(),
+            layer.count(),
+            format_g(layer.error())
+        );
+        lines.push(Reply::Bulk(line.into_bytes()));
+    }
+    Ok(Reply::Array(lines))
+}

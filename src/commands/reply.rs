@@ -1,0 +1,107 @@
+//! Replies, written straight to the client through the module API so RESP2 and RESP3 get
+//! the right shapes: booleans become integers in RESP2, maps become flat arrays.
+
+use std::ffi::{c_char, c_long, CString};
+
+use redis_module::{raw, Context};
+
+use crate::error::Error;
+
+#[derive(Debug)]
+pub enum Reply {
+    Ok,
+    Int(i64),
+    Bool(bool),
+    Bulk(Vec<u8>),
+    Null,
+    /// An error, as a whole reply or as one element of an array.
+    Error(Error),
+    Array(Vec<Reply>),
+    /// Keys are sent as simple strings (client libraries match RedisBloom's names).
+    Map(Vec<(&'static str, Reply)>),
+}
+
+fn simple(ctx: &Context, text: &str) {
+    let text = CString::new(text).unwrap_or_default();
+    raw::reply_with_simple_string(ctx.ctx, text.as_ptr());
+}
+
+pub fn send(ctx: &Context, reply: &Reply) {
+    match reply {
+        Reply::Ok => simple(ctx, "OK"),
+        Reply::Int(n) => {
+            raw::reply_with_long_long(ctx.ctx, *n);
+        }
+        Reply::Bool(b) => {
+            raw::reply_with_bool(ctx.ctx, *b as i32);
+        }
+        Reply::Bulk(data) => {
+            raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
+        }
+        Reply::Null => {
+            raw::reply_with_null(ctx.ctx);
+        }
+        Reply::Error(e) => {
+            let text = CString::new(e.to_string()).unwrap_or_default();
+            unsafe { raw::RedisModule_ReplyWithError.unwrap()(ctx.ctx, text.as_ptr()) };
+        }
+        Reply::Array(items) => {
+            raw::reply_with_array(ctx.ctx, items.len() as c_long);
+            items.iter().for_each(|item| send(ctx, item));
+        }
+        Reply::Map(entries) => {
+            raw::reply_with_map(ctx.ctx, entries.len() as c_long);
+            for (name, value) in entries {
+                simple(ctx, name);
+                send(ctx, value);
+            }
+        }
+    }
+}
+
+/// C's `printf("%g")`: six significant digits, trailing zeros dropped, scientific notation
+/// below 1e-4 or from 1e6 (RedisBloom prints layer error rates this way in BF.DEBUG).
+pub fn format_g(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        trim(&format!("{x:.*}", (5 - exp) as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_g;
+
+    #[test]
+    fn formats_like_printf_g() {
+        for (x, text) in [
+            (0.01, "0.01"),
+            (0.005, "0.005"),
+            (0.000625, "0.000625"),
+            (0.00078125, "0.00078125"),
+            (0.0000390625, "3.90625e-05"),
+            (1e-300, "1e-300"),
+            (0.1, "0.1"),
+            (0.123456789, "0.123457"),
+            (1234567.0, "1.23457e+06"),
+            (0.5, "0.5"),
+        ] {
+            assert_eq!(format_g(x), text);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
+
+use redis_module::{Context, RedisString};
+
+use super::args::{self, Shape};
+use super::reply::Reply;
+use super::{arity, store_filter};
+use crate::config;
+use crate::error::{Error, Result};
+use crate::filter::Chain;
+
+pub fn reserve(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+    arity(argv, 4, usize::MAX, "bf.reserve")?;
+    let error_rate = args::error_rate(&argv[2])?;
+    let capacity = args::capacity(&argv[3])?;
+    let mut shape = Shape::default();
+    let mut i = 4;
+    while i < argv.len() {
+        match args::keyword(&argv[i]).as_str() {
+            "EXPANSION" => {
+                shape.expansion = Some(args::expansion(args::value_of(argv, i, "EXPANSION")?)?);
+                i += 1;
+            }
+            "NONSCALING" => shape.nonscaling = true,
+            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
+        }
+        i += 1;
+    }
+    let expansion = shape.expansion(config::defaults().expansion)?;
+
+    let key = ctx.open_key_writable(&argv[1]);
+    if !key.is_empty() {
+        return Err(Error::ItemExists);
+    }
+    let chain = Chain::new(error_rate, capacity, expansion, config::max_filter_bytes())?;
+    store_filter(&key, chain)?;
+    ctx.replicate_verbatim();
+    Ok(Reply::Ok)
+}

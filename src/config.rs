@@ -1,0 +1,156 @@
+//! Module configs (`CONFIG GET/SET bf.<name>`) and `loadmodule` arguments.
+//!
+//! Values live in atomics read on every command. Redis has no float config type, so the
+//! error rate is a string config validated on every set.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+use redis_module::configuration::{ConfigurationContext, ConfigurationValue};
+use redis_module::{RedisError, RedisString};
+
+use crate::filter::chain::MAX_EXPANSION;
+
+pub const DEFAULT_ERROR_RATE: f64 = 0.01;
+pub const DEFAULT_INITIAL_SIZE: i64 = 100;
+pub const DEFAULT_EXPANSION: i64 = 2;
+pub const DEFAULT_MAX_FILTER_BYTES: i64 = 512 << 20;
+pub const DEFAULT_CHUNK_BYTES: i64 = 16 << 20;
+pub const MIN_BYTES: i64 = 64;
+pub const MAX_FILTER_BYTES_LIMIT: i64 = 1 << 40;
+pub const MAX_CHUNK_BYTES: i64 = 512 << 20;
+
+/// The error rate of implicitly created filters, stored as the bits of an `f64`.
+pub struct ErrorRate(AtomicU64);
+
+impl ErrorRate {
+    pub fn get(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::Relaxed))
+    }
+}
+
+/// Parses an error rate in (0, 1), or says why not.
+pub fn parse_error_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!(
+            "error rate must be a number in the range (0, 1), got '{text}'"
+        )),
+    }
+}
+
+impl ConfigurationValue<RedisString> for ErrorRate {
+    fn get(&self, _: &ConfigurationContext) -> RedisString {
+        RedisString::create(None, ErrorRate::get(self).to_string().as_str())
+    }
+    fn set(&self, _: &ConfigurationContext, value: RedisString) -> Result<(), RedisError> {
+        let text = value.try_as_str()?;
+        let p = parse_error_rate(text).map_err(RedisError::String)?;
+        self.0.store(p.to_bits(), Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+// `0.01f64.to_bits()`, spelled out because `to_bits` is not const on every toolchain.
+pub static ERROR_RATE: ErrorRate = ErrorRate(AtomicU64::new(0x3F84_7AE1_47AE_147B));
+pub static INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_INITIAL_SIZE);
+pub static EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_EXPANSION);
+pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES);
+pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
+
+/// Parameters of a filter created implicitly by ADD, MADD or INSERT.
+pub struct Defaults {
+    pub error_rate: f64,
+    pub capacity: u64,
+    pub expansion: u32,
+}
+
+pub fn defaults() -> Defaults {
+    Defaults {
+        error_rate: ERROR_RATE.get(),
+        capacity: INITIAL_SIZE.load(Ordering::Relaxed) as u64,
+        expansion: EXPANSION.load(Ordering::Relaxed) as u32,
+    }
+}
+
+/// `bf.max-filter-bytes`.
+pub fn max_filter_bytes() -> u64 {
+    MAX_FILTER_BYTES.load(Ordering::Relaxed) as u64
+}
+
+/// `bf.chunk-bytes`.
+pub fn chunk_bytes() -> u64 {
+    CHUNK_BYTES.load(Ordering::Relaxed) as u64
+}
+
+fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> {
+    match text.trim().parse::<i64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{name} must be an integer in [{min}, {max}], got '{text}'"
+        )),
+    }
+}
+
+/// Applies `loadmodule` arguments: pairs of a config name (`error-rate`, `initial-size`,
+/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, or RedisBloom's legacy
+/// `ERROR_RATE` / `INITIAL_SIZE`) and a value. Any bad pair fails the whole load.
+pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
+    if args.len() % 2 != 0 {
+        return Err(format!(
+            "load arguments must be name/value pairs, got {args:?}"
+        ));
+    }
+    for pair in args.chunks(2) {
+        let (name, value) = (pair[0], pair[1]);
+        match name.to_ascii_lowercase().replace('_', "-").as_str() {
+            "error-rate" => {
+                let p = parse_error_rate(value)?;
+                ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
+            }
+            "initial-size" => {
+                let v = parse_int(name, value, 1, i64::MAX)?;
+                INITIAL_SIZE.store(v, Ordering::Relaxed);
+            }
+            "expansion-factor" => {
+                let v = parse_int(name, value, 0, MAX_EXPANSION as i64)?;
+                EXPANSION.store(v, Ordering::Relaxed);
+            }
+            "max-filter-bytes" => {
+                let v = parse_int(name, value, MIN_BYTES, MAX_FILTER_BYTES_LIMIT)?;
+                MAX_FILTER_BYTES.store(v, Ordering::Relaxed);
+            }
+            "chunk-bytes" => {
+                let v = parse_int(name, value, MIN_BYTES, MAX_CHUNK_BYTES)?;
+                CHUNK_BYTES.store(v, Ordering::Relaxed);
+            }
+            _ => return Err(format!("unknown load argument '{name}'")),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_error_rate_bits_are_0_01() {
+        assert_eq!(f64::from_bits(0x3F84_7AE1_47AE_147B), DEFAULT_ERROR_RATE);
+    }
+
+    #[test]
+    fn bad_load_arguments_are_refused() {
+        for args in [
+            &["error-rate"][..],
+            &["error-rate", "1"],
+            &["ERROR_RATE", "nan"],
+            &["initial-size", "0"],
+            &["expansion-factor", "32769"],
+            &["max-filter-bytes", "63"],
+            &["chunk-bytes", "1e3"],
+            &["colour", "blue"],
+        ] {
+            assert!(apply_load_args(args).is_err(), "{args:?} accepted");
+        }
+    }
+}

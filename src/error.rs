@@ -1,0 +1,82 @@
+//! Every error a user can see, and its exact reply text (SPEC.md's error table).
+//!
+//! The core and the command layer both return [`Error`]; the Redis layer turns it into a reply
+//! in one place, so no error text is written anywhere else.
+
+use std::fmt;
+
+/// An error reply. `Display` gives the exact text sent to the client, error code included.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// Wrong number of arguments; carries the command name in lower case.
+    WrongArity(&'static str),
+    WrongType,
+    NotFound,
+    ItemExists,
+    BadErrorRate,
+    ErrorRateRange,
+    BadCapacity,
+    CapacityRange,
+    BadExpansion,
+    ExpansionRange,
+    NonScalingCannotExpand,
+    UnknownOption(String),
+    OptionNeedsValue(&'static str),
+    /// A create or a new layer would take the filter over `bf.max-filter-bytes`.
+    TooLarge {
+        needed: u64,
+        limit: u64,
+    },
+    Full,
+    UnknownInfoField(String),
+    BadIterator,
+    /// Persistence or LOADCHUNK data that does not fit the format or the filter.
+    BadData(String),
+    /// A bug caught at the module boundary (a panic); the server keeps running.
+    Internal,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::WrongArity(cmd) => {
+                write!(f, "ERR wrong number of arguments for '{cmd}' command")
+            }
+            Error::WrongType => {
+                f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value")
+            }
+            Error::NotFound => f.write_str("ERR not found"),
+            Error::ItemExists => f.write_str("ERR item exists"),
+            Error::BadErrorRate => f.write_str("ERR bad error rate"),
+            Error::ErrorRateRange => f.write_str("ERR error rate must be in the range (0, 1)"),
+            Error::BadCapacity => f.write_str("ERR bad capacity"),
+            Error::CapacityRange => f.write_str("ERR capacity must be at least 1"),
+            Error::BadExpansion => f.write_str("ERR bad expansion"),
+            Error::ExpansionRange => f.write_str("ERR expansion must be in the range [0, 32768]"),
+            Error::NonScalingCannotExpand => f.write_str("ERR NONSCALING filters cannot expand"),
+            Error::UnknownOption(opt) => write!(f, "ERR unknown option '{opt}'"),
+            Error::OptionNeedsValue(opt) => write!(f, "ERR {opt} needs a value"),
+            Error::TooLarge { needed, limit } => write!(
+                f,
+                "ERR filter would need {needed} bytes, over bf.max-filter-bytes ({limit})"
+            ),
+            Error::Full => f.write_str("ERR non scaling filter is full"),
+            Error::UnknownInfoField(field) => write!(f, "ERR unknown INFO field '{field}'"),
+            Error::BadIterator => f.write_str("ERR bad iterator"),
+            Error::BadData(what) => write!(f, "ERR received bad data: {what}"),
+            Error::Internal => {
+                f.write_str("ERR internal error in the bf module (see the server log)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for results of the core and the command layer.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Builds a [`Error::BadData`] from anything printable.
+pub(crate) fn bad_data(what: impl Into<String>) -> Error {
+    Error::BadData(what.into())
+}

@@ -1,0 +1,186 @@
+//! One fixed-size Bloom layer: Guava's sizing math, the bit array, k, capacity and count.
+
+use bitvec::prelude::{BitVec, Lsb0};
+
+use super::hash::ItemHash;
+
+/// Largest k any (n, p) with p a positive double can produce: -ln(4.9e-324) / ln 2 ~ 1075.
+pub const MAX_HASHES: u32 = 1100;
+
+/// A layer's shape, as Guava 31.1's `BloomFilter.create(n, p)` computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizing {
+    /// Optimal number of bits before rounding up to whole words (Guava's `optimalNumOfBits`).
+    pub m: u64,
+    pub k: u32,
+    /// 64-bit words of the bit array (at least 1).
+    pub words: u64,
+}
+
+impl Sizing {
+    /// `m = trunc(-n ln p / ln2^2)`, `k = max(1, round(m / n * ln 2))` from the unrounded m,
+    /// `words = max(1, ceil(m / 64))`, evaluated in exactly Guava's order so every double
+    /// rounds the same way. Huge results saturate; the caller checks them against its limit.
+    pub fn guava(capacity: u64, error: f64) -> Sizing {
+        let n = capacity.max(1) as f64;
+        let ln2 = 2f64.ln();
+        let m_f = -n * error.ln() / (ln2 * ln2);
+        // `as` saturates (and maps NaN to 0), so absurd inputs give a huge size, never UB.
+        let m = m_f as u64;
+        let k = ((m as f64) / n * ln2).round().max(1.0) as u32;
+        let words = m.div_ceil(64).max(1);
+        Sizing { m, k, words }
+    }
+
+    /// Bytes of the bit array, saturating.
+    pub fn bytes(&self) -> u64 {
+        self.words.saturating_mul(8)
+    }
+}
+
+/// One Bloom layer. Bit `i` is bit `i % 64` (least significant first) of word `i / 64`, the
+/// layout of Guava's `long[]` and of `BitVec<u64, Lsb0>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    bits: BitVec<u64, Lsb0>,
+    k: u32,
+    capacity: u64,
+    count: u64,
+    error: f64,
+}
+
+impl Layer {
+    /// An empty layer. The caller has checked `words` against the size limit: the zeroed
+    /// allocation goes through `calloc`, so untouched pages cost nothing until written.
+    pub fn new(capacity: u64, error: f64, k: u32, words: u64) -> Layer {
+        Layer::from_words(capacity, 0, error, k, vec![0u64; words as usize])
+    }
+
+    /// A layer over existing words (no copy). `words` must not be empty.
+    pub fn from_words(capacity: u64, count: u64, error: f64, k: u32, words: Vec<u64>) -> Layer {
+        Layer {
+            bits: BitVec::from_vec(words),
+            k,
+            capacity,
+            count,
+            error,
+        }
+    }
+
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+    pub fn bit_size(&self) -> u64 {
+        self.bits.len() as u64
+    }
+    pub fn bytes(&self) -> u64 {
+        self.bit_size() / 8
+    }
+    pub fn words(&self) -> &[u64] {
+        self.bits.as_raw_slice()
+    }
+    /// Items counted so far have reached the capacity.
+    pub fn is_full(&self) -> bool {
+        self.count >= self.capacity
+    }
+
+    /// All k probes of the item are set.
+    #[inline]
+    pub fn contains(&self, hash: ItemHash) -> bool {
+        hash.probes(self.k, self.bit_size())
+            .all(|bit| self.bits[bit as usize])
+    }
+
+    /// Sets the item's probes and counts it. The caller decides whether it was new.
+    #[inline]
+    pub fn insert(&mut self, hash: ItemHash) {
+        let bit_size = self.bit_size();
+        for bit in hash.probes(self.k, bit_size) {
+            self.bits.set(bit as usize, true);
+        }
+        self.count += 1;
+    }
+
+    /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.
+    /// The range must lie inside the layer.
+    pub fn read_bytes(&self, start: u64, len: u64) -> Vec<u8> {
+        let (start, end) = (start as usize, (start + len) as usize);
+        let words = self.words();
+        let mut out = Vec::with_capacity(end - start);
+        let (first, last) = (start / 8, end.div_ceil(8));
+        for (i, word) in words[first..last].iter().enumerate() {
+            let base = (first + i) * 8;
+            let bytes = word.to_le_bytes();
+            let lo = start.saturating_sub(base);
+            let hi = (end - base).min(8);
+            out.extend_from_slice(&bytes[lo..hi]);
+        }
+        out
+    }
+
+    /// Overwrites the bit array from byte `start` with `data` (little-endian words).
+    /// The range must lie inside the layer.
+    pub fn write_bytes(&mut self, start: u64, data: &[u8]) {
+        let start = start as usize;
+        let words = self.bits.as_raw_mut_slice();
+        let mut pos = start;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let (w, off) = (pos / 8, pos % 8);
+            let n = (8 - off).min(rest.len());
+            let mut bytes = words[w].to_le_bytes();
+            bytes[off..off + n].copy_from_slice(&rest[..n]);
+            words[w] = u64::from_le_bytes(bytes);
+            pos += n;
+            rest = &rest[n..];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_views_round_trip_at_any_alignment() {
+        let mut layer = Layer::new(10, 0.01, 3, 4);
+        let data: Vec<u8> = (1..=19).collect();
+        layer.write_bytes(5, &data);
+        assert_eq!(layer.read_bytes(5, 19), data);
+        assert_eq!(layer.read_bytes(0, 5), vec![0; 5]);
+        assert_eq!(layer.read_bytes(24, 8), vec![0; 8]);
+        // Little-endian words: byte 5 is bits 40..48 of word 0.
+        assert_eq!(layer.words()[0], 0x0302_0100_0000_0000);
+    }
+
+    #[test]
+    fn sizing_of_a_known_configuration() {
+        // n100_p0.01 in the Guava vectors: m 958, k 7, 15 words.
+        assert_eq!(
+            Sizing::guava(100, 0.01),
+            Sizing {
+                m: 958,
+                k: 7,
+                words: 15
+            }
+        );
+    }
+
+    #[test]
+    fn absurd_sizes_saturate_instead_of_wrapping() {
+        let s = Sizing::guava(u64::MAX, 1e-300);
+        assert_eq!(s.m, u64::MAX);
+        assert!(s.bytes() >= u64::MAX / 8);
+        let zero_error = Sizing::guava(1000, 0.0);
+        assert_eq!(zero_error.m, u64::MAX);
+    }
+}

@@ -1,0 +1,10 @@
+//! The Bloom filter itself: hashing, one fixed-size layer, and the scaling chain.
+//! Nothing below this module knows about Redis.
+
+pub mod chain;
+pub mod hash;
+pub mod layer;
+
+pub use chain::{Chain, ChainMeta, LayerMeta};
+pub use hash::ItemHash;
+pub use layer::{Layer, Sizing};

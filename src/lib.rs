@@ -1,0 +1,74 @@
+//! rsbloom: a Redis module with a native, Guava-compatible Bloom filter type and
+//! RedisBloom's `BF.*` commands.
+//!
+//! `filter` and `codec` are the pure core (no Redis types); `commands`, `datatype` and
+//! `config` are the thin Redis layer; this file only registers them with the server.
+
+pub mod alloc;
+pub mod codec;
+pub mod commands;
+pub mod config;
+pub mod datatype;
+pub mod error;
+pub mod filter;
+
+use redis_module::configuration::ConfigurationFlags;
+use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
+
+use commands::{add, dispatch, dump, exists, info, reserve};
+use config::{CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES};
+use datatype::BLOOM_TYPE;
+
+/// `MAJOR*10000 + MINOR*100 + PATCH`.
+pub const MODULE_VERSION: i32 = 100;
+
+fn init(ctx: &Context, args: &[RedisString]) -> Status {
+    // Short reads in rdb_load become errors (RESTORE answers "Bad data format"), not aborts.
+    ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+    let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();
+    let result = texts
+        .ok_or_else(|| "load arguments must be UTF-8".to_string())
+        .and_then(|t| config::apply_load_args(&t));
+    match result {
+        Ok(()) => Status::Ok,
+        Err(e) => {
+            ctx.log_warning(&format!("bf: {e}"));
+            Status::Err
+        }
+    }
+}
+
+redis_module! {
+    name: "bf",
+    version: MODULE_VERSION,
+    allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
+    data_types: [BLOOM_TYPE],
+    init: init,
+    commands: [
+        ["bf.reserve", |c, a| dispatch(c, a, reserve::reserve), "write deny-oom", 1, 1, 1, ""],
+        ["bf.add", |c, a| dispatch(c, a, add::add), "write deny-oom", 1, 1, 1, ""],
+        ["bf.madd", |c, a| dispatch(c, a, add::madd), "write deny-oom", 1, 1, 1, ""],
+        ["bf.insert", |c, a| dispatch(c, a, add::insert), "write deny-oom", 1, 1, 1, ""],
+        ["bf.exists", |c, a| dispatch(c, a, exists::exists), "readonly fast", 1, 1, 1, ""],
+        ["bf.mexists", |c, a| dispatch(c, a, exists::mexists), "readonly fast", 1, 1, 1, ""],
+        ["bf.card", |c, a| dispatch(c, a, info::card), "readonly fast", 1, 1, 1, ""],
+        ["bf.info", |c, a| dispatch(c, a, info::info), "readonly fast", 1, 1, 1, ""],
+        ["bf.debug", |c, a| dispatch(c, a, info::debug), "readonly", 1, 1, 1, ""],
+        ["bf.scandump", |c, a| dispatch(c, a, dump::scandump), "readonly", 1, 1, 1, ""],
+        ["bf.loadchunk", |c, a| dispatch(c, a, dump::loadchunk), "write deny-oom", 1, 1, 1, ""],
+    ],
+    configurations: [
+        i64: [
+            ["initial-size", &INITIAL_SIZE, config::DEFAULT_INITIAL_SIZE, 1, i64::MAX, ConfigurationFlags::DEFAULT, None],
+            ["expansion-factor", &EXPANSION, config::DEFAULT_EXPANSION, 0, filter::chain::MAX_EXPANSION as i64, ConfigurationFlags::DEFAULT, None],
+            ["max-filter-bytes", &MAX_FILTER_BYTES, config::DEFAULT_MAX_FILTER_BYTES, config::MIN_BYTES, config::MAX_FILTER_BYTES_LIMIT, ConfigurationFlags::DEFAULT, None],
+            ["chunk-bytes", &CHUNK_BYTES, config::DEFAULT_CHUNK_BYTES, config::MIN_BYTES, config::MAX_CHUNK_BYTES, ConfigurationFlags::DEFAULT, None],
+        ],
+        string: [
+            ["error-rate", &ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
+        ],
+        bool: [],
+        enum: [],
+        module_args_as_configuration: false,
+    ]
+}
