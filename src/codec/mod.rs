@@ -23,3 +23,6 @@ pub trait FieldSource {
     /// Hands the next byte string to `use_bytes` without keeping it.
     fn with_bytes(&mut self, use_bytes: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>;
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,117 @@
+//! The pure core against ground truth from the real Guava 31.1 (tests/vectors/guava): sizing,
+//! MurmurHash3 and whole filters, bit for bit. No server involved.
+
+use std::fs;
+use std::path::PathBuf;
+
+use rsbloom::filter::{ItemHash, Layer, Sizing};
+
+fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/guava")
+}
+
+fn read(name: &str) -> String {
+    fs::read_to_string(vectors().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    assert!(text.len() % 2 == 0, "odd hex length: {text}");
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Data lines of a TSV file, split on tabs (headers start with '#').
+fn tsv(name: &str) -> Vec<Vec<String>> {
+    read(name)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn sizing_matches_every_row_of_guava() {
+    let rows = tsv("sizing.tsv");
+    assert_eq!(rows.len(), 1178);
+    for row in rows {
+        let n: u64 = row[0].parse().unwrap();
+        let p: f64 = row[1].parse().unwrap();
+        let m: u64 = row[2].parse().unwrap();
+        let longs: i64 = row[3].parse().unwrap();
+        let k: u32 = row[5].parse().unwrap();
+        let s = Sizing::guava(n, p);
+        assert_eq!((s.m, s.k), (m, k), "n={n} p={p}");
+        // Guava throws where m == 0 (num_longs -1); we keep one word instead.
+        assert_eq!(s.words as i64, longs.max(1), "n={n} p={p}");
+    }
+}
+
+#[test]
+fn murmur3_matches_every_guava_hash() {
+    let rows = tsv("murmur3_128.tsv");
+    assert!(rows.len() > 50);
+    for row in rows {
+        let h = ItemHash::of(&unhex(&row[0]));
+        let h1: i64 = row[2].parse().unwrap();
+        let h2: i64 = row[3].parse().unwrap();
+        assert_eq!((h.h1 as i64, h.h2 as i64), (h1, h2), "item {}", row[0]);
+        // Guava's HashCode bytes are h1 then h2, each little-endian.
+        let mut bytes = h.h1.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&h.h2.to_le_bytes());
+        assert_eq!(bytes, unhex(&row[1]));
+    }
+}
+
+/// A configuration's items: the lines of `NAME.items.hex` (an empty line is the empty item),
+/// or `u:{i}` for i < n where the vector stores no list.
+fn items(name: &str, n: u64) -> Vec<Vec<u8>> {
+    match fs::read_to_string(vectors().join(format!("{name}.items.hex"))) {
+        Ok(text) => {
+            let body = text.strip_suffix('\n').expect("items end with a newline");
+            body.split('\n').map(unhex).collect()
+        }
+        Err(_) => (0..n).map(|i| format!("u:{i}").into_bytes()).collect(),
+    }
+}
+
+#[test]
+fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
+    let index = read("index.json");
+    let names: Vec<&str> = index
+        .split('"')
+        .filter(|s| s.starts_with('n') && s.contains("_p"))
+        .collect();
+    assert_eq!(names.len(), 7, "{index}");
+    for name in names {
+        let (n, p) = name[1..].split_once("_p").unwrap();
+        let (n, p): (u64, f64) = (n.parse().unwrap(), p.parse().unwrap());
+        let bin = fs::read(vectors().join(format!("{name}.filter.bin"))).unwrap();
+        assert_eq!(bin[0], 1, "{name}: strategy MURMUR128_MITZ_64");
+        let k = bin[1] as u32;
+        let longs = i32::from_be_bytes(bin[2..6].try_into().unwrap()) as u64;
+        let want: Vec<u64> = bin[6..]
+            .chunks_exact(8)
+            .map(|w| u64::from_be_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(want.len() as u64, longs);
+
+        let s = Sizing::guava(n, p);
+        assert_eq!((s.k, s.words), (k, longs), "{name}: sizing");
+        let mut layer = Layer::new(n, p, s.k, s.words);
+        let items = items(name, n);
+        for item in &items {
+            layer.insert(ItemHash::of(item));
+        }
+        assert_eq!(layer.words(), &want[..], "{name}: bits differ from Guava's");
+        assert!(items.iter().all(|i| layer.contains(ItemHash::of(i))));
+
+        let queries = tsv(&format!("{name}.queries.tsv"));
+        assert_eq!(queries.len(), 10_000);
+        for q in queries {
+            let answer = layer.contains(ItemHash::of(&unhex(&q[0])));
+            assert_eq!(answer, q[1] == "1", "{name}: query {}", q[0]);
+        }
+    }
+}
