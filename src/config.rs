@@ -95,7 +95,7 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
 /// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, or RedisBloom's legacy
 /// `ERROR_RATE` / `INITIAL_SIZE`) and a value. Any bad pair fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return Err(format!(
             "load arguments must be name/value pairs, got {args:?}"
         ));

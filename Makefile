@@ -1,0 +1,38 @@
+# rsbloom: build the module, run a server with it, test it.
+#   make build   release build -> target/release/librsbloom.so
+#   make run     build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
+#   make test    install what a fresh Debian machine lacks, build, run every test
+#   make lint    rustfmt and clippy, warnings are errors
+
+CARGO  ?= cargo
+MODULE := target/release/librsbloom.so
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+
+.PHONY: build run test lint deps-build deps-server clean
+
+build: deps-build
+	$(CARGO) build --release
+
+run: deps-server build
+	redis-server redis.conf.example
+
+test: deps-build deps-server
+	$(CARGO) build --release
+	$(CARGO) test --release --all-targets
+
+lint: deps-build
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# bindgen (inside the redis-module crate) needs libclang and its headers.
+deps-build:
+	@dpkg -s libclang-dev >/dev/null 2>&1 || { $(APT) update -qq && $(APT) install -y -qq libclang-dev; }
+
+# The reference server: Debian's redis-server 7.0 and redis-cli.
+deps-server:
+	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null || \
+		{ $(APT) update -qq && $(APT) install -y -qq redis-server redis-tools; }
+
+clean:
+	$(CARGO) clean
