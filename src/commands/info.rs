@@ -1,6 +1,6 @@
 //! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
 
-use redis_module::{Context, RedisString};
+use redis_module::{Context, ContextFlags, RedisString};
 
 use super::reply::{format_g, Reply};
 use super::{arity, read_filter};
@@ -44,12 +44,15 @@ pub fn info(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
             vec![*field]
         }
     };
-    Ok(Reply::Map(
-        selected
-            .into_iter()
-            .map(|(kw, name)| (name, field_value(chain, kw)))
-            .collect(),
-    ))
+    let entries: Vec<_> = selected
+        .into_iter()
+        .map(|(kw, name)| (name, field_value(chain, kw)))
+        .collect();
+    // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
+    if entries.len() == 1 && !ctx.get_flags().contains(ContextFlags::FLAGS_RESP3) {
+        return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));
+    }
+    Ok(Reply::Map(entries))
 }
 
 /// BF.CARD key: items added; 0 for a missing key.
