@@ -15,7 +15,7 @@ fn read(name: &str) -> String {
 }
 
 fn unhex(text: &str) -> Vec<u8> {
-    assert!(text.len() % 2 == 0, "odd hex length: {text}");
+    assert!(text.len().is_multiple_of(2), "odd hex length: {text}");
     (0..text.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))

@@ -6,6 +6,7 @@ pub mod chunks;
 pub mod header;
 pub mod meta;
 pub mod rdb;
+pub mod wire;
 
 use crate::error::Result;
 

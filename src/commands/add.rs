@@ -4,7 +4,7 @@ use redis_module::{Context, RedisString};
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, store_filter, write_filter};
+use super::{arity, replicate_creation, store_filter, write_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
@@ -31,18 +31,22 @@ struct Outcome {
     replies: Vec<Reply>,
     /// Items processed without error (a prefix of the input).
     done: usize,
+    /// The command created the key.
+    created: bool,
     /// The dataset changed: the key was created or an item was added.
     changed: bool,
 }
 
+/// Adds `argv[first_item..]` in order to the filter at `argv[1]`, creating it if missing,
+/// and replicates what changed.
 fn add_items(
     ctx: &Context,
-    key_name: &RedisString,
-    items: &[RedisString],
+    argv: &[RedisString],
+    first_item: usize,
     create: Option<Create>,
-) -> Result<Outcome> {
+) -> Result<Vec<Reply>> {
     let limit = config::max_filter_bytes();
-    let key = ctx.open_key_writable(key_name);
+    let key = ctx.open_key_writable(&argv[1]);
     let (chain, created) = match write_filter(&key)? {
         Some(chain) => (chain, false),
         None => {
@@ -51,9 +55,11 @@ fn add_items(
             (store_filter(&key, chain)?, true)
         }
     };
+    let items = &argv[first_item..];
     let mut outcome = Outcome {
         replies: Vec::with_capacity(items.len()),
         done: 0,
+        created,
         changed: created,
     };
     for item in items {
@@ -69,45 +75,48 @@ fn add_items(
             }
         }
     }
-    Ok(outcome)
+    replicate(ctx, argv, first_item, chain, &outcome);
+    Ok(outcome.replies)
 }
 
-/// Sends the change to replicas and the AOF: the command as it came if every item was
-/// processed, else only the processed prefix, so a replica never meets the error (its
-/// limit may differ) and ends in exactly the primary's state.
+/// Sends the change to replicas and the AOF. A created filter goes with its parameters
+/// spelled out (a replica's defaults may differ); otherwise the command as it came if every
+/// item was processed, else only the processed prefix, so a replica never meets the error
+/// (its limit may differ) and ends in exactly the primary's state.
 fn replicate(
     ctx: &Context,
     argv: &[RedisString],
     first_item: usize,
+    chain: &Chain,
     outcome: &Outcome,
-    name: &str,
 ) {
     if !outcome.changed || outcome.done == 0 {
         return;
     }
     let end = first_item + outcome.done;
-    if end == argv.len() {
+    if outcome.created {
+        replicate_creation(ctx, &argv[1], chain, &argv[first_item..end]);
+    } else if end == argv.len() {
         ctx.replicate_verbatim();
     } else {
         let args: Vec<&RedisString> = argv[1..end].iter().collect();
-        ctx.replicate(name, args.as_slice());
+        let name = argv[0].to_string_lossy().to_ascii_uppercase();
+        ctx.replicate(&name, args.as_slice());
     }
 }
 
 /// BF.ADD key item
 pub fn add(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
     arity(argv, 3, 3, "bf.add")?;
-    let mut outcome = add_items(ctx, &argv[1], &argv[2..], Some(defaults()))?;
-    replicate(ctx, argv, 2, &outcome, "BF.ADD");
-    outcome.replies.pop().ok_or(Error::Internal)
+    add_items(ctx, argv, 2, Some(defaults()))?
+        .pop()
+        .ok_or(Error::Internal)
 }
 
 /// BF.MADD key item [item ...]
 pub fn madd(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
     arity(argv, 3, usize::MAX, "bf.madd")?;
-    let outcome = add_items(ctx, &argv[1], &argv[2..], Some(defaults()))?;
-    replicate(ctx, argv, 2, &outcome, "BF.MADD");
-    Ok(Reply::Array(outcome.replies))
+    Ok(Reply::Array(add_items(ctx, argv, 2, Some(defaults()))?))
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
@@ -147,7 +156,5 @@ pub fn insert(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
         .ok_or(Error::WrongArity("bf.insert"))?;
     create.expansion = shape.expansion(create.expansion)?;
     let create = (!nocreate).then_some(create);
-    let outcome = add_items(ctx, &argv[1], &argv[first_item..], create)?;
-    replicate(ctx, argv, first_item, &outcome, "BF.INSERT");
-    Ok(Reply::Array(outcome.replies))
+    Ok(Reply::Array(add_items(ctx, argv, first_item, create)?))
 }

@@ -62,3 +62,36 @@ pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut 
         .map_err(|_| Error::WrongType)?;
     write_filter(key)?.ok_or(Error::Internal)
 }
+
+/// Replicates the creation of `chain` at `key` with every parameter spelled out, followed by
+/// `items` if any, so replicas and AOF replays never fill in defaults from their own configs.
+pub fn replicate_creation(ctx: &Context, key: &RedisString, chain: &Chain, items: &[RedisString]) {
+    let capacity = chain
+        .layers()
+        .first()
+        .map_or(1, |l| l.capacity())
+        .to_string();
+    // `{}` prints the shortest text that parses back to the very same f64.
+    let error = chain.error_rate().to_string();
+    let expansion = chain.expansion().to_string();
+    let mut args: Vec<&[u8]> = vec![key.as_slice()];
+    if items.is_empty() {
+        args.extend([
+            error.as_bytes(),
+            capacity.as_bytes(),
+            b"EXPANSION",
+            expansion.as_bytes(),
+        ]);
+        ctx.replicate("BF.RESERVE", args.as_slice());
+    } else {
+        args.extend([
+            b"CAPACITY".as_slice(),
+            capacity.as_bytes(),
+            b"ERROR",
+            error.as_bytes(),
+        ]);
+        args.extend([b"EXPANSION".as_slice(), expansion.as_bytes(), b"ITEMS"]);
+        args.extend(items.iter().map(RedisString::as_slice));
+        ctx.replicate("BF.INSERT", args.as_slice());
+    }
+}

@@ -4,7 +4,7 @@ use redis_module::{Context, RedisString};
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, store_filter};
+use super::{arity, replicate_creation, store_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
@@ -33,7 +33,7 @@ pub fn reserve(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
         return Err(Error::ItemExists);
     }
     let chain = Chain::new(error_rate, capacity, expansion, config::max_filter_bytes())?;
-    store_filter(&key, chain)?;
-    ctx.replicate_verbatim();
+    let chain = store_filter(&key, chain)?;
+    replicate_creation(ctx, &argv[1], chain, &[]);
     Ok(Reply::Ok)
 }
