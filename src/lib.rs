@@ -12,6 +12,8 @@ pub mod datatype;
 pub mod error;
 pub mod filter;
 
+use std::ffi::CStr;
+
 use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
@@ -22,13 +24,21 @@ use datatype::BLOOM_TYPE;
 /// `MAJOR*10000 + MINOR*100 + PATCH`.
 pub const MODULE_VERSION: i32 = 100;
 
+/// The version as COMMAND DOCS shows it in `since`.
+const SINCE: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => c"0",
+    };
+
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // Short reads in rdb_load become errors (RESTORE answers "Bad data format"), not aborts.
     ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
-        .and_then(|t| config::apply_load_args(&t));
+        .and_then(|t| config::apply_load_args(&t))
+        .and_then(|()| commands::docs::publish(ctx.ctx, SINCE));
     match result {
         Ok(()) => Status::Ok,
         Err(e) => {

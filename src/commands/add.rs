@@ -4,7 +4,7 @@ use redis_module::{Context, RedisString};
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, replicate_creation, store_filter, write_filter};
+use super::{arity, notify, replicate_creation, store_filter, write_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
@@ -74,6 +74,10 @@ fn add_items(
                 break;
             }
         }
+    }
+    if outcome.changed {
+        let event = argv[0].to_string_lossy().to_ascii_lowercase();
+        notify(ctx, &event, &argv[1]);
     }
     replicate(ctx, argv, first_item, chain, &outcome);
     Ok(outcome.replies)

@@ -3,7 +3,7 @@
 use redis_module::{Context, RedisString};
 
 use super::reply::Reply;
-use super::{args, arity, read_filter, store_filter, write_filter};
+use super::{args, arity, notify, read_filter, store_filter, write_filter};
 use crate::codec::chunks::{self, Load};
 use crate::config;
 use crate::error::{Error, Result};
@@ -39,5 +39,6 @@ pub fn loadchunk(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
         }
     }
     ctx.replicate_verbatim();
+    notify(ctx, "bf.loadchunk", &argv[1]);
     Ok(Reply::Ok)
 }

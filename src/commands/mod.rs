@@ -2,6 +2,7 @@
 
 pub mod add;
 pub mod args;
+pub mod docs;
 pub mod dump;
 pub mod exists;
 pub mod info;
@@ -11,7 +12,7 @@ pub mod reserve;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
-use redis_module::{Context, RedisResult, RedisString, RedisValue};
+use redis_module::{Context, NotifyEvent, RedisResult, RedisString, RedisValue};
 
 use crate::datatype::BLOOM_TYPE;
 use crate::error::{Error, Result};
@@ -94,4 +95,9 @@ pub fn replicate_creation(ctx: &Context, key: &RedisString, chain: &Chain, items
         args.extend(items.iter().map(RedisString::as_slice));
         ctx.replicate("BF.INSERT", args.as_slice());
     }
+}
+
+/// Emits the keyspace event `event` (class generic, `g`) for a write that changed `key`.
+pub fn notify(ctx: &Context, event: &str, key: &RedisString) {
+    ctx.notify_keyspace_event(NotifyEvent::GENERIC, event, key);
 }

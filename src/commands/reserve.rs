@@ -4,7 +4,7 @@ use redis_module::{Context, RedisString};
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, replicate_creation, store_filter};
+use super::{arity, notify, replicate_creation, store_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
@@ -35,5 +35,6 @@ pub fn reserve(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
     let chain = Chain::new(error_rate, capacity, expansion, config::max_filter_bytes())?;
     let chain = store_filter(&key, chain)?;
     replicate_creation(ctx, &argv[1], chain, &[]);
+    notify(ctx, "bf.reserve", &argv[1]);
     Ok(Reply::Ok)
 }

@@ -1,0 +1,306 @@
+//! Command metadata for Redis 7: arity, key specs (so ACL key permissions know which
+//! commands only read) and COMMAND DOCS (summary, since, complexity, arguments), published
+//! through `RedisModule_SetCommandInfo`.
+
+use std::ffi::{c_char, c_int, CStr};
+use std::ptr;
+
+use redis_module::raw;
+
+/// How a command uses its key.
+#[derive(Clone, Copy)]
+pub enum Access {
+    /// Reads metadata only (CARD, INFO, DEBUG).
+    Read,
+    /// Reads and returns user data (EXISTS, MEXISTS, SCANDUMP).
+    ReadData,
+    /// Adds data (RESERVE, ADD, MADD, INSERT).
+    Insert,
+    /// Overwrites data (LOADCHUNK).
+    Update,
+}
+
+impl Access {
+    fn flags(self) -> u64 {
+        (match self {
+            Access::Read => raw::REDISMODULE_CMD_KEY_RO,
+            Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+            Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
+            Access::Update => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+        }) as u64
+    }
+}
+
+/// Argument types of COMMAND DOCS.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Key,
+    Text,
+    Integer,
+    Double,
+    /// A keyword standing alone (`NONSCALING`).
+    Flag,
+    /// A group of arguments (`ITEMS item [item ...]`).
+    Block,
+}
+
+/// One documented argument. `token` is the keyword that introduces it, if any.
+pub struct Arg {
+    pub name: &'static CStr,
+    pub kind: Kind,
+    pub token: Option<&'static CStr>,
+    pub optional: bool,
+    pub multiple: bool,
+    pub sub: &'static [Arg],
+}
+
+/// A command's documentation.
+pub struct Doc {
+    pub name: &'static CStr,
+    pub summary: &'static CStr,
+    pub complexity: &'static CStr,
+    pub arity: c_int,
+    pub access: Access,
+    pub args: &'static [Arg],
+}
+
+const fn arg(name: &'static CStr, kind: Kind) -> Arg {
+    Arg {
+        name,
+        kind,
+        token: None,
+        optional: false,
+        multiple: false,
+        sub: &[],
+    }
+}
+
+const fn option(name: &'static CStr, kind: Kind, token: &'static CStr) -> Arg {
+    Arg {
+        token: Some(token),
+        optional: true,
+        ..arg(name, kind)
+    }
+}
+
+const fn items(name: &'static CStr) -> Arg {
+    Arg {
+        multiple: true,
+        ..arg(name, Kind::Text)
+    }
+}
+
+const KEY: Arg = arg(c"key", Kind::Key);
+const ITEM: Arg = arg(c"item", Kind::Text);
+const ITERATOR: Arg = arg(c"iterator", Kind::Integer);
+const EXPANSION: Arg = option(c"expansion", Kind::Integer, c"EXPANSION");
+const NONSCALING: Arg = option(c"nonscaling", Kind::Flag, c"NONSCALING");
+
+pub static DOCS: &[Doc] = &[
+    Doc {
+        name: c"bf.reserve",
+        summary: c"Creates an empty Bloom filter with an error rate and a capacity",
+        complexity: c"O(1)",
+        arity: -4,
+        access: Access::Insert,
+        args: &[
+            KEY,
+            arg(c"error_rate", Kind::Double),
+            arg(c"capacity", Kind::Integer),
+            EXPANSION,
+            NONSCALING,
+        ],
+    },
+    Doc {
+        name: c"bf.add",
+        summary: c"Adds an item to a Bloom filter, creating the filter if needed",
+        complexity: c"O(k), k the number of hash functions",
+        arity: 3,
+        access: Access::Insert,
+        args: &[KEY, ITEM],
+    },
+    Doc {
+        name: c"bf.madd",
+        summary: c"Adds items to a Bloom filter, creating the filter if needed",
+        complexity: c"O(k * n), k hash functions, n items",
+        arity: -3,
+        access: Access::Insert,
+        args: &[KEY, items(c"item")],
+    },
+    Doc {
+        name: c"bf.insert",
+        summary: c"Adds items to a Bloom filter, creating it with the given options if needed",
+        complexity: c"O(k * n), k hash functions, n items",
+        arity: -4,
+        access: Access::Insert,
+        args: &[
+            KEY,
+            option(c"capacity", Kind::Integer, c"CAPACITY"),
+            option(c"error", Kind::Double, c"ERROR"),
+            EXPANSION,
+            option(c"nocreate", Kind::Flag, c"NOCREATE"),
+            NONSCALING,
+            Arg {
+                token: Some(c"ITEMS"),
+                sub: &[items(c"item")],
+                ..arg(c"items", Kind::Block)
+            },
+        ],
+    },
+    Doc {
+        name: c"bf.exists",
+        summary: c"Tells whether an item may be in a Bloom filter",
+        complexity: c"O(k), k the number of hash functions",
+        arity: 3,
+        access: Access::ReadData,
+        args: &[KEY, ITEM],
+    },
+    Doc {
+        name: c"bf.mexists",
+        summary: c"Tells for each item whether it may be in a Bloom filter",
+        complexity: c"O(k * n), k hash functions, n items",
+        arity: -3,
+        access: Access::ReadData,
+        args: &[KEY, items(c"item")],
+    },
+    Doc {
+        name: c"bf.card",
+        summary: c"Returns the number of items added to a Bloom filter",
+        complexity: c"O(1)",
+        arity: 2,
+        access: Access::Read,
+        args: &[KEY],
+    },
+    Doc {
+        name: c"bf.info",
+        summary: c"Returns information about a Bloom filter",
+        complexity: c"O(1)",
+        arity: -2,
+        access: Access::Read,
+        args: &[
+            KEY,
+            Arg {
+                optional: true,
+                ..arg(c"field", Kind::Text)
+            },
+        ],
+    },
+    Doc {
+        name: c"bf.debug",
+        summary: c"Returns the size of each layer of a Bloom filter",
+        complexity: c"O(layers)",
+        arity: 2,
+        access: Access::Read,
+        args: &[KEY],
+    },
+    Doc {
+        name: c"bf.scandump",
+        summary: c"Returns the next chunk of a Bloom filter's dump",
+        complexity: c"O(n), n the chunk size",
+        arity: 3,
+        access: Access::ReadData,
+        args: &[KEY, ITERATOR],
+    },
+    Doc {
+        name: c"bf.loadchunk",
+        summary: c"Restores a Bloom filter from chunks returned by BF.SCANDUMP",
+        complexity: c"O(n), n the chunk size",
+        arity: 4,
+        access: Access::Update,
+        args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    },
+];
+
+/// The version of the command-info structs this module was built against.
+static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
+    version: 1,
+    sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
+    sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
+    sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
+};
+
+fn opt_ptr(s: Option<&'static CStr>) -> *const c_char {
+    s.map_or(ptr::null(), CStr::as_ptr)
+}
+
+/// The argument array Redis expects, ending with a zeroed entry. Leaked: it is built once at
+/// load time and Redis may keep pointers into it.
+fn c_args(args: &'static [Arg]) -> *mut raw::RedisModuleCommandArg {
+    let mut out: Vec<raw::RedisModuleCommandArg> = args
+        .iter()
+        .map(|a| raw::RedisModuleCommandArg {
+            name: a.name.as_ptr(),
+            type_: match a.kind {
+                Kind::Key => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+                Kind::Text => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+                Kind::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+                Kind::Double => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_DOUBLE,
+                Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
+                Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+            },
+            key_spec_index: if matches!(a.kind, Kind::Key) { 0 } else { -1 },
+            token: opt_ptr(a.token),
+            summary: ptr::null(),
+            since: ptr::null(),
+            flags: ((a.optional as u32 * raw::REDISMODULE_CMD_ARG_OPTIONAL)
+                | (a.multiple as u32 * raw::REDISMODULE_CMD_ARG_MULTIPLE))
+                as c_int,
+            deprecated_since: ptr::null(),
+            subargs: if a.sub.is_empty() {
+                ptr::null_mut()
+            } else {
+                c_args(a.sub)
+            },
+            display_text: ptr::null(),
+        })
+        .collect();
+    // SAFETY: an all-zero RedisModuleCommandArg (null pointers, zero ints) is the terminator.
+    out.push(unsafe { std::mem::zeroed() });
+    Box::leak(out.into_boxed_slice()).as_mut_ptr()
+}
+
+/// One key spec: the key is argument 1, alone.
+fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
+    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the second one
+    // terminates the array.
+    let mut specs: Vec<raw::RedisModuleCommandKeySpec> = vec![unsafe { std::mem::zeroed() }; 2];
+    let spec = &mut specs[0];
+    spec.flags = access.flags();
+    spec.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+    spec.bs.index.pos = 1;
+    spec.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+    spec.fk.range.lastkey = 0;
+    spec.fk.range.keystep = 1;
+    spec.fk.range.limit = 0;
+    Box::leak(specs.into_boxed_slice()).as_mut_ptr()
+}
+
+/// Publishes every command's metadata. Called once from `init`, after the commands exist.
+pub fn publish(ctx: *mut raw::RedisModuleCtx, since: &'static CStr) -> Result<(), String> {
+    let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
+        raw::RedisModule_SetCommandInfo
+    }) else {
+        return Ok(()); // Before Redis 7.0 there is nothing to publish.
+    };
+    for doc in DOCS {
+        let command = unsafe { get_command(ctx, doc.name.as_ptr()) };
+        if command.is_null() {
+            return Err(format!("command {:?} is not registered", doc.name));
+        }
+        let mut info = raw::RedisModuleCommandInfo {
+            version: &INFO_VERSION,
+            summary: doc.summary.as_ptr(),
+            complexity: doc.complexity.as_ptr(),
+            since: since.as_ptr(),
+            history: ptr::null_mut(),
+            tips: ptr::null(),
+            arity: doc.arity,
+            key_specs: c_key_specs(doc.access),
+            args: c_args(doc.args),
+        };
+        if unsafe { set_info(command, &mut info) } != raw::REDISMODULE_OK as c_int {
+            return Err(format!("Redis refused the command info of {:?}", doc.name));
+        }
+    }
+    Ok(())
+}
