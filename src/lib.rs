@@ -38,7 +38,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
-        .and_then(|()| commands::docs::publish(ctx.ctx, SINCE));
+        .and_then(|()| commands::docs::publish(ctx, SINCE));
     match result {
         Ok(()) => Status::Ok,
         Err(e) => {

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, CStr};
 use std::ptr;
 
-use redis_module::raw;
+use redis_module::{raw, Context};
 
 /// How a command uses its key.
 #[derive(Clone, Copy)]
@@ -276,18 +276,18 @@ fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
 }
 
 /// Publishes every command's metadata. Called once from `init`, after the commands exist.
-pub fn publish(ctx: *mut raw::RedisModuleCtx, since: &'static CStr) -> Result<(), String> {
+pub fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo
     }) else {
         return Ok(()); // Before Redis 7.0 there is nothing to publish.
     };
     for doc in DOCS {
-        let command = unsafe { get_command(ctx, doc.name.as_ptr()) };
+        let command = unsafe { get_command(ctx.ctx, doc.name.as_ptr()) };
         if command.is_null() {
             return Err(format!("command {:?} is not registered", doc.name));
         }
-        let mut info = raw::RedisModuleCommandInfo {
+        let info = raw::RedisModuleCommandInfo {
             version: &INFO_VERSION,
             summary: doc.summary.as_ptr(),
             complexity: doc.complexity.as_ptr(),
@@ -298,7 +298,7 @@ pub fn publish(ctx: *mut raw::RedisModuleCtx, since: &'static CStr) -> Result<()
             key_specs: c_key_specs(doc.access),
             args: c_args(doc.args),
         };
-        if unsafe { set_info(command, &mut info) } != raw::REDISMODULE_OK as c_int {
+        if unsafe { set_info(command, &info) } != raw::REDISMODULE_OK as c_int {
             return Err(format!("Redis refused the command info of {:?}", doc.name));
         }
     }
