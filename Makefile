@@ -3,13 +3,16 @@
 #   make run     build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
 #   make test    install what a fresh Debian machine lacks, build, run every test
 #   make lint    rustfmt and clippy, warnings are errors
+#   make fuzz    coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 
 CARGO  ?= cargo
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := rdb_value loadchunk_session
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: build run test lint deps-build deps-server clean
+.PHONY: build run test lint fuzz deps-build deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -24,6 +27,15 @@ test: deps-build deps-server
 lint: deps-build
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# libFuzzer on the stable toolchain: no sanitizer (-s none), coverage only. Seeds are valid
+# encodings written by examples/fuzz_seeds.rs; findings land in fuzz/artifacts/.
+fuzz: deps-build
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
+	$(CARGO) run --release --example fuzz_seeds
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+		$(CARGO) fuzz run $$t -s none -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
 
 # bindgen (inside the redis-module crate) needs libclang and its headers.
 deps-build:

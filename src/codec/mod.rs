@@ -3,6 +3,7 @@
 //! over `RedisModuleIO`, tests supply in-memory ones.
 
 pub mod chunks;
+pub mod harness;
 pub mod header;
 pub mod meta;
 pub mod rdb;
@@ -25,5 +26,7 @@ pub trait FieldSource {
     fn with_bytes(&mut self, use_bytes: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>;
 }
 
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod tests;

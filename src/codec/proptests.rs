@@ -1,0 +1,162 @@
+//! Property tests: tens of thousands of random and mutated inputs through the decoders,
+//! via [`harness`](super::harness). A panic anywhere is a failure; rejections are fine.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::harness::{self, LIMIT};
+use super::wire::Writer;
+use super::{header, rdb};
+use crate::filter::Chain;
+
+/// xorshift64*: small, fast, reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Values that sit on the edges of every field's range.
+const BOUNDARY_U64: &[u64] = &[
+    0,
+    1,
+    2,
+    7,
+    63,
+    64,
+    65,
+    1100,
+    1101,
+    32768,
+    32769,
+    1 << 20,
+    u32::MAX as u64,
+    u32::MAX as u64 + 1,
+    i64::MAX as u64,
+    u64::MAX - 63,
+    u64::MAX,
+];
+const BOUNDARY_F64: &[f64] = &[
+    0.0,
+    -0.0,
+    1.0,
+    -0.5,
+    0.5,
+    1e-300,
+    5e-324,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MIN_POSITIVE,
+    0.999_999_999,
+];
+
+fn random_chain(rng: &mut Rng) -> Chain {
+    let expansion = rng.below(4) as u32;
+    let error = 1e-6 + (rng.below(1000) as f64) / 2001.0;
+    let capacity = 1 + rng.below(200) as u64;
+    let mut chain = Chain::new(error, capacity, expansion, LIMIT).expect("small filter");
+    for i in 0..rng.below(600) {
+        if chain
+            .add(&(i as u64 ^ rng.next()).to_le_bytes(), LIMIT)
+            .is_err()
+        {
+            break;
+        }
+    }
+    chain
+}
+
+fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(v.len());
+        match rng.below(7) {
+            0 if !v.is_empty() => v[at] ^= 1 << rng.below(8),
+            1 if !v.is_empty() => v[at] = rng.next() as u8,
+            2 => v.truncate(at),
+            3 => v.extend((0..1 + rng.below(16)).map(|_| rng.next() as u8)),
+            4 => {
+                // Substitute an aligned 8-byte field of the parameter block.
+                let field = rng.below(v.len() / 8) * 8;
+                let value = if rng.below(2) == 0 {
+                    BOUNDARY_U64[rng.below(BOUNDARY_U64.len())]
+                } else {
+                    BOUNDARY_F64[rng.below(BOUNDARY_F64.len())].to_bits()
+                };
+                if field + 8 <= v.len() {
+                    v[field..field + 8].copy_from_slice(&value.to_le_bytes());
+                }
+            }
+            5 if !v.is_empty() => {
+                let end = (at + 1 + rng.below(16)).min(v.len());
+                v.drain(at..end);
+            }
+            _ => {
+                let end = (at + 1 + rng.below(16)).min(v.len());
+                let copy = v[at..end].to_vec();
+                v.splice(at..at, copy);
+            }
+        }
+    }
+    v
+}
+
+/// Runs `check` on `input`, reporting the input if it panics.
+fn survive(input: &[u8], check: fn(&[u8])) {
+    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
+        panic!("decoder panicked on input {input:02x?}");
+    }
+}
+
+#[test]
+fn mutated_rdb_values_never_panic() {
+    let mut rng = Rng(0x5EED_0001);
+    let mut accepted = 0;
+    for _ in 0..40_000 {
+        let chain = random_chain(&mut Rng(rng.next() | 1));
+        let mut base = Writer::default();
+        rdb::save(&chain, &mut base);
+        let input = mutate(&mut rng, &base.0);
+        survive(&input, harness::rdb_value);
+        accepted += (rdb::load(&mut super::wire::Reader(&input), 1, LIMIT).is_ok()) as u32;
+    }
+    // Flipped bit-array bytes stay valid, so some mutants must be accepted.
+    assert!(accepted > 0);
+}
+
+#[test]
+fn random_bytes_as_rdb_values_never_panic() {
+    let mut rng = Rng(0x5EED_0002);
+    for _ in 0..20_000 {
+        let input: Vec<u8> = (0..rng.below(300)).map(|_| rng.next() as u8).collect();
+        survive(&input, harness::rdb_value);
+    }
+}
+
+#[test]
+fn mutated_loadchunk_sessions_never_panic() {
+    let mut rng = Rng(0x5EED_0003);
+    for _ in 0..20_000 {
+        let chain = random_chain(&mut Rng(rng.next() | 1));
+        let head = header::encode(&chain);
+        let mut session = (head.len() as u16).to_le_bytes().to_vec();
+        session.extend_from_slice(&head);
+        let mut offset = 0u64;
+        while let Some(data) = chain.read_chunk(offset, 1 + rng.below(200) as u64) {
+            offset += data.len() as u64;
+            session.extend_from_slice(&(offset as i64 + 1).to_le_bytes());
+            session.extend_from_slice(&(data.len() as u16).to_le_bytes());
+            session.extend_from_slice(&data);
+        }
+        let input = mutate(&mut rng, &session);
+        survive(&input, harness::loadchunk_session);
+    }
+}
