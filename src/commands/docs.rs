@@ -275,7 +275,40 @@ fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
     Box::leak(specs.into_boxed_slice()).as_mut_ptr()
 }
 
-/// Publishes every command's metadata. Called once from `init`, after the commands exist.
+/// The ACL category of every BF command, where the server has module categories (7.2+).
+const ACL_CATEGORY: &CStr = c"bloom";
+
+/// Adds the `bloom` ACL category and puts every command in it; a no-op on servers without
+/// module ACL categories (Redis 7.0), where `@read` / `@write` / `@fast` still come from the
+/// command flags.
+fn add_acl_category(ctx: &Context) -> Result<(), String> {
+    let (Some(add_category), Some(get_command), Some(set_categories)) = (
+        unsafe { raw::RedisModule_AddACLCategory },
+        unsafe { raw::RedisModule_GetCommand },
+        unsafe { raw::RedisModule_SetCommandACLCategories },
+    ) else {
+        return Ok(());
+    };
+    if unsafe { add_category(ctx.ctx, ACL_CATEGORY.as_ptr()) } != raw::REDISMODULE_OK as c_int {
+        return Err("Redis refused the ACL category 'bloom'".into());
+    }
+    for doc in DOCS {
+        let command = unsafe { get_command(ctx.ctx, doc.name.as_ptr()) };
+        if command.is_null()
+            || unsafe { set_categories(command, ACL_CATEGORY.as_ptr()) }
+                != raw::REDISMODULE_OK as c_int
+        {
+            return Err(format!(
+                "could not put {:?} in the 'bloom' ACL category",
+                doc.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Publishes every command's metadata and ACL category. Called once from `init`, after the
+/// commands exist.
 pub fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo
@@ -302,5 +335,5 @@ pub fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             return Err(format!("Redis refused the command info of {:?}", doc.name));
         }
     }
-    Ok(())
+    add_acl_category(ctx)
 }

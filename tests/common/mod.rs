@@ -8,6 +8,7 @@
 
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod model;
 pub mod reply;
 pub mod vectors;
