@@ -3,7 +3,7 @@
 //! Values live in atomics read on every command. Redis has no float config type, so the
 //! error rate is a string config validated on every set.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use redis_module::configuration::{ConfigurationContext, ConfigurationValue};
 use redis_module::{RedisError, RedisString};
@@ -56,6 +56,7 @@ pub static INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_INITIAL_SIZE);
 pub static EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_EXPANSION);
 pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES);
 pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
+pub static BATCH_PREFETCH: AtomicBool = AtomicBool::new(true);
 
 /// Parameters of a filter created implicitly by ADD, MADD or INSERT.
 pub struct Defaults {
@@ -75,6 +76,12 @@ pub fn defaults() -> Defaults {
 /// `bf.max-filter-bytes`.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Ordering::Relaxed) as u64
+}
+
+/// `bf.batch-prefetch`: multi-item commands prefetch probe lines ahead (on by default;
+/// switching it off exists to measure what it gains).
+pub fn batch_prefetch() -> bool {
+    BATCH_PREFETCH.load(Ordering::Relaxed)
 }
 
 /// `bf.chunk-bytes`.

@@ -18,7 +18,7 @@ use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
 use commands::{add, dispatch, dump, exists, info, reserve};
-use config::{CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES};
+use config::{BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES};
 use datatype::BLOOM_TYPE;
 
 /// `MAJOR*10000 + MINOR*100 + PATCH`.
@@ -77,7 +77,9 @@ redis_module! {
         string: [
             ["error-rate", &ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
         ],
-        bool: [],
+        bool: [
+            ["batch-prefetch", &BATCH_PREFETCH, true, ConfigurationFlags::DEFAULT, None],
+        ],
         enum: [],
         module_args_as_configuration: false,
     ]

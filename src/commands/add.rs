@@ -7,7 +7,7 @@ use super::reply::Reply;
 use super::{arity, notify, replicate_creation, store_filter, write_filter};
 use crate::config;
 use crate::error::{Error, Result};
-use crate::filter::Chain;
+use crate::filter::{Chain, ItemHash};
 
 /// How to create a missing filter; `None` means it must exist (INSERT NOCREATE).
 struct Create {
@@ -62,17 +62,15 @@ fn add_items(
         created,
         changed: created,
     };
-    for item in items {
-        match chain.add(item.as_slice(), limit) {
+    let hashes: Vec<ItemHash> = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
+    for result in chain.add_batch(&hashes, limit, config::batch_prefetch()) {
+        match result {
             Ok(added) => {
                 outcome.changed |= added;
                 outcome.done += 1;
                 outcome.replies.push(Reply::Bool(added));
             }
-            Err(e) => {
-                outcome.replies.push(Reply::Error(e));
-                break;
-            }
+            Err(e) => outcome.replies.push(Reply::Error(e)),
         }
     }
     if outcome.changed {

@@ -4,15 +4,20 @@ use redis_module::{Context, RedisString};
 
 use super::reply::Reply;
 use super::{arity, read_filter};
+use crate::config;
 use crate::error::{Error, Result};
+use crate::filter::ItemHash;
 
 fn exists_all(ctx: &Context, key_name: &RedisString, items: &[RedisString]) -> Result<Vec<Reply>> {
     let key = ctx.open_key(key_name);
-    let chain = read_filter(&key)?;
-    Ok(items
-        .iter()
-        .map(|item| Reply::Bool(chain.is_some_and(|c| c.contains(item.as_slice()))))
-        .collect())
+    let answers = match read_filter(&key)? {
+        Some(chain) => {
+            let hashes: Vec<ItemHash> = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
+            chain.contains_batch(&hashes, config::batch_prefetch())
+        }
+        None => vec![false; items.len()],
+    };
+    Ok(answers.into_iter().map(Reply::Bool).collect())
 }
 
 /// BF.EXISTS key item

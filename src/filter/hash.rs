@@ -24,15 +24,21 @@ impl ItemHash {
         }
     }
 
-    /// The `k` bit indexes of this item in a layer of `bit_size` bits (`bit_size > 0`).
-    #[inline]
-    pub fn probes(self, k: u32, bit_size: u64) -> impl Iterator<Item = u64> {
+    /// The `k` probe values `(h1 + i*h2) & i64::MAX`; probe `i` lands on bit
+    /// `value % bit_size` of a layer.
+    #[inline(always)]
+    pub fn probe_values(self, k: u32) -> impl Iterator<Item = u64> {
         let mut combined = self.h1;
         (0..k).map(move |_| {
-            let bit = (combined & i64::MAX as u64) % bit_size;
+            let value = combined & i64::MAX as u64;
             combined = combined.wrapping_add(self.h2);
-            bit
+            value
         })
+    }
+
+    /// The `k` bit indexes of this item in a layer of `bit_size` bits (`bit_size > 0`).
+    pub fn probes(self, k: u32, bit_size: u64) -> impl Iterator<Item = u64> {
+        self.probe_values(k).map(move |v| v % bit_size)
     }
 }
 

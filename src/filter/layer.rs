@@ -2,7 +2,9 @@
 
 use bitvec::prelude::{BitVec, Lsb0};
 
+use super::divisor::Divisor;
 use super::hash::ItemHash;
+use super::prefetch::prefetch;
 
 /// Largest k any (n, p) with p a positive double can produce: -ln(4.9e-324) / ln 2 ~ 1075.
 pub const MAX_HASHES: u32 = 1100;
@@ -43,6 +45,9 @@ impl Sizing {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layer {
     bits: BitVec<u64, Lsb0>,
+    /// The word count as a divisor: probe value `v` is bit `v % 64` of word
+    /// `(v / 64) % words`, the same bit as Guava's `v % (64 * words)`, with no division.
+    words_div: Divisor,
     k: u32,
     capacity: u64,
     count: u64,
@@ -59,6 +64,7 @@ impl Layer {
     /// A layer over existing words (no copy). `words` must not be empty.
     pub fn from_words(capacity: u64, count: u64, error: f64, k: u32, words: Vec<u64>) -> Layer {
         Layer {
+            words_div: Divisor::new(words.len() as u64),
             bits: BitVec::from_vec(words),
             k,
             capacity,
@@ -93,21 +99,37 @@ impl Layer {
         self.count >= self.capacity
     }
 
+    /// The item's probes as (word index, bit mask) pairs.
+    #[inline(always)]
+    fn positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> {
+        let div = self.words_div;
+        hash.probe_values(self.k)
+            .map(move |v| (div.rem(v >> 6) as usize, 1u64 << (v & 63)))
+    }
+
     /// All k probes of the item are set.
     #[inline]
     pub fn contains(&self, hash: ItemHash) -> bool {
-        hash.probes(self.k, self.bit_size())
-            .all(|bit| self.bits[bit as usize])
+        let words = self.words();
+        self.positions(hash).all(|(i, mask)| words[i] & mask != 0)
     }
 
     /// Sets the item's probes and counts it. The caller decides whether it was new.
     #[inline]
     pub fn insert(&mut self, hash: ItemHash) {
-        let bit_size = self.bit_size();
-        for bit in hash.probes(self.k, bit_size) {
-            self.bits.set(bit as usize, true);
+        let (div, k) = (self.words_div, self.k);
+        let words = self.bits.as_raw_mut_slice();
+        for v in hash.probe_values(k) {
+            words[div.rem(v >> 6) as usize] |= 1u64 << (v & 63);
         }
         self.count += 1;
+    }
+
+    /// Starts loading the cache lines of the item's probes (a hint; see `prefetch`).
+    #[inline]
+    pub fn prefetch(&self, hash: ItemHash) {
+        let words = self.words();
+        self.positions(hash).for_each(|(i, _)| prefetch(words, i));
     }
 
     /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.

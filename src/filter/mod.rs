@@ -2,8 +2,10 @@
 //! Nothing below this module knows about Redis.
 
 pub mod chain;
+pub mod divisor;
 pub mod hash;
 pub mod layer;
+pub mod prefetch;
 
 pub use chain::{Chain, ChainMeta, LayerMeta};
 pub use hash::ItemHash;
