@@ -23,7 +23,7 @@ impl Divisor {
 
     /// `a % d`.
     #[inline(always)]
-    pub fn rem(self, a: u64) -> u64 {
+    pub fn remainder(self, a: u64) -> u64 {
         let low = self.m.wrapping_mul(a as u128);
         let bottom = ((low as u64 as u128) * self.d as u128) >> 64;
         let top = (low >> 64) * self.d as u128;
@@ -79,11 +79,11 @@ mod tests {
         for d in divisors {
             let div = Divisor::new(d);
             for &a in &edges {
-                assert_eq!(div.rem(a), a % d, "{a} % {d}");
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
             }
             for _ in 0..500 {
                 let a = next();
-                assert_eq!(div.rem(a), a % d, "{a} % {d}");
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
             }
         }
     }

@@ -104,7 +104,7 @@ impl Layer {
     fn positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> {
         let div = self.words_div;
         hash.probe_values(self.k)
-            .map(move |v| (div.rem(v >> 6) as usize, 1u64 << (v & 63)))
+            .map(move |v| (div.remainder(v >> 6) as usize, 1u64 << (v & 63)))
     }
 
     /// All k probes of the item are set.
@@ -120,7 +120,7 @@ impl Layer {
         let (div, k) = (self.words_div, self.k);
         let words = self.bits.as_raw_mut_slice();
         for v in hash.probe_values(k) {
-            words[div.rem(v >> 6) as usize] |= 1u64 << (v & 63);
+            words[div.remainder(v >> 6) as usize] |= 1u64 << (v & 63);
         }
         self.count += 1;
     }

@@ -5,9 +5,13 @@
 //! Submodules: `reply` (sending commands and reading replies), `vectors` (the Guava ground
 //! truth), `model` (sizing formulas, `%g` formatting and a reference Bloom chain used as the
 //! oracle for exact expectations).
+//! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
+//! attached by hand, helper programs run with a time limit).
 
 #![allow(dead_code)]
 
+pub mod cluster;
+pub mod faults;
 pub mod hostile;
 pub mod model;
 pub mod reply;
