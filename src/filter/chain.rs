@@ -15,7 +15,7 @@ pub const TIGHTENING: f64 = 0.5;
 /// Largest accepted expansion factor.
 pub const MAX_EXPANSION: u32 = 32768;
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
-const PREFETCH_MIN_BYTES: u64 = 256 << 10;
+const PREFETCH_MIN_BYTES: u64 = 2 << 20;
 /// How many items ahead of the one being checked a batch prefetches: enough to keep the
 /// core's outstanding misses busy (k lines per item), few enough that lines stay cached.
 const PREFETCH_DISTANCE: usize = 8;
@@ -468,8 +468,8 @@ mod tests {
         let items: Vec<ItemHash> = (0..3000u32)
             .map(|i| ItemHash::of(&(i % 2200).to_le_bytes()))
             .collect();
-        for (capacity, expansion) in [(400_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
-            // Layers of ~1 MB and more take the prefetching path too.
+        for (capacity, expansion) in [(1_000_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
+            // Layers over 2 MB take the prefetching path too.
             let fresh = Chain::new(0.0001, capacity, expansion, NO_LIMIT).unwrap();
             let mut single = fresh.clone();
             let expected: Vec<Result<bool>> = items

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""End-to-end benchmark: a redis-server of its own with the release module, driven by
+redis-benchmark on the other core.
+
+For a 10,000,000 @ 0.01 filter and a ~1 GiB one (both filled with random bits to half
+density, as at their designed load) it measures BF.ADD and BF.EXISTS at pipeline 1 and 32,
+BF.MADD and BF.MEXISTS with 100 random items per call (prefetching on and off), and GETBIT /
+SETBIT at pipeline 32 as the ceiling, several rounds interleaved. It prints medians, min and
+max, the ratio to GETBIT from the same run and the server-side usec_per_call, writes
+bench/results/e2e.csv and draws bench/results/e2e.svg.
+
+Usage: python3 bench/e2e.py [--rounds N] [--quick]
+"""
+
+import argparse
+import csv
+import datetime
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "bench", "results")
+MODULE = os.path.join(ROOT, "target", "release", "librsbloom.so")
+BATCH = 100
+
+
+# --- a minimal RESP client, enough to set up the server -------------------------------
+
+
+class Client:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.buf = b""
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self._reply() for _ in range(n)]
+        raise RuntimeError(f"unexpected reply {line!r}")
+
+    def call(self, *args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        self.sock.sendall(b"".join(out))
+        return self._reply()
+
+
+# --- the server --------------------------------------------------------------------------
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pin(core):
+    """taskset prefix pinning to `core` where there are two or more cores."""
+    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
+        return ["taskset", "-c", str(core)]
+    return []
+
+
+class Server:
+    def __init__(self, workdir):
+        self.port = free_port()
+        module = os.path.join(workdir, "librsbloom.so")
+        shutil.copy(MODULE, module)  # never run a .so a rebuild may overwrite
+        self.proc = subprocess.Popen(
+            pin(0) + ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                      "--dir", workdir, "--save", "", "--appendonly", "no",
+                      "--loadmodule", module, "max-filter-bytes", str(2 << 30)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while True:
+            try:
+                self.client = Client(self.port)
+                self.client.call("PING")
+                break
+            except OSError:
+                if time.time() > deadline or self.proc.poll() is not None:
+                    self.stop()
+                    sys.exit("redis-server did not start")
+                time.sleep(0.05)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def fill_random(client, key):
+    """Sets half of the filter's bits at random, through the LOADCHUNK data path."""
+    size = client.call("BF.DEBUG", key)[1].decode()
+    data_len = int(size.split()[0].split(":")[1])
+    offset, chunk = 0, 16 << 20
+    while offset < data_len:
+        data = os.urandom(min(chunk, data_len - offset))
+        offset += len(data)
+        client.call("BF.LOADCHUNK", key, offset + 1, data)
+
+
+# --- the measurements --------------------------------------------------------------------
+
+
+def configs(quick):
+    scale = 0.2 if quick else 1.0
+    rand = "__rand_int__"
+    many = [rand] * BATCH
+    out = []
+    for fname, key in (("10M", "f10m"), ("1GiB", "fbig")):
+        for pipe in (1, 32):
+            out.append((fname, "BF.ADD", pipe, True, ["BF.ADD", key, rand], 1, 400_000 if pipe > 1 else 100_000))
+            out.append((fname, "BF.EXISTS", pipe, True, ["BF.EXISTS", key, rand], 1, 400_000 if pipe > 1 else 100_000))
+        for prefetch in (True, False):
+            out.append((fname, "BF.MADD", 1, prefetch, ["BF.MADD", key] + many, BATCH, 20_000))
+            out.append((fname, "BF.MEXISTS", 1, prefetch, ["BF.MEXISTS", key] + many, BATCH, 20_000))
+    out.append(("-", "GETBIT", 32, True, ["GETBIT", "bits", "12345"], 1, 1_000_000))
+    out.append(("-", "SETBIT", 32, True, ["SETBIT", "bits", "12345", "1"], 1, 1_000_000))
+    return [(f, c, p, pf, argv, items, max(1000, int(n * scale))) for f, c, p, pf, argv, items, n in out]
+
+
+def run_one(server, cfg):
+    fname, cmd, pipe, prefetch, argv, items, requests = cfg
+    client = server.client
+    client.call("CONFIG", "SET", "bf.batch-prefetch", "yes" if prefetch else "no")
+    client.call("CONFIG", "RESETSTAT")
+    res = subprocess.run(
+        pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-n", str(requests),
+                  "-P", str(pipe), "-r", "100000000", "-c", "50", "--csv"] + argv,
+        capture_output=True, text=True, check=True)
+    rows = [r for r in csv.reader(res.stdout.splitlines()) if r and r[0] != "test"]
+    rps = float(rows[-1][1])
+    stats = client.call("INFO", "commandstats").decode()
+    usec = ""
+    for line in stats.splitlines():
+        if line.startswith(f"cmdstat_{cmd.lower()}:"):
+            usec = float(line.split("usec_per_call=")[1].split(",")[0])
+    return rps, rps * items, usec
+
+
+def label(cfg):
+    fname, cmd, pipe, prefetch, _, items, _ = cfg
+    text = f"{cmd} {fname}" if fname != "-" else cmd
+    if items > 1:
+        text += f" x{items}" + ("" if prefetch else " no-prefetch")
+    return text + f" P{pipe}"
+
+
+def svg_chart(rows, path, subtitle):
+    """Horizontal bars of median items/s with min-max whiskers."""
+    width, bar_h, left, top = 900, 22, 290, 60
+    height = top + bar_h * len(rows) + 40
+    peak = max(r["max"] for r in rows) or 1
+    scale = (width - left - 40) / peak
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="10" y="22" font-size="16">rsbloom end to end: items per second (median, min-max)</text>',
+           f'<text x="10" y="42" fill="#555">{subtitle}</text>']
+    for i, r in enumerate(rows):
+        y = top + i * bar_h
+        w = r["median"] * scale
+        color = "#888" if r["command"] in ("GETBIT", "SETBIT") else "#2b6cb0"
+        out.append(f'<text x="{left - 8}" y="{y + 15}" text-anchor="end">{r["label"]}</text>')
+        out.append(f'<rect x="{left}" y="{y + 3}" width="{w:.1f}" height="{bar_h - 6}" fill="{color}"/>')
+        x1, x2 = left + r["min"] * scale, left + r["max"] * scale
+        out.append(f'<line x1="{x1:.1f}" y1="{y + 11}" x2="{x2:.1f}" y2="{y + 11}" stroke="black"/>')
+        out.append(f'<text x="{left + w + 6:.1f}" y="{y + 15}" fill="#333">{r["median"] / 1e6:.2f}M</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="fewer requests per run")
+    args = ap.parse_args()
+    for tool in ("redis-server", "redis-benchmark"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing (make bench installs it)")
+    if not os.path.exists(MODULE):
+        sys.exit(f"{MODULE} is missing: run make build")
+
+    workdir = tempfile.mkdtemp(prefix="rsbloom-bench-")
+    server = Server(workdir)
+    try:
+        c = server.client
+        version = c.call("INFO", "server").decode().split("redis_version:")[1].split()[0]
+        c.call("BF.RESERVE", "f10m", "0.01", "10000000")
+        # 2^33 bits at 0.01 (about 9.585 bits per item): a 1 GiB non-scaling filter.
+        c.call("BF.RESERVE", "fbig", "0.01", str(int(2 ** 33 / 9.585)), "NONSCALING")
+        for key in ("f10m", "fbig"):
+            fill_random(c, key)
+        c.call("SETBIT", "bits", "12345", "1")
+        cfgs = configs(args.quick)
+        samples = {i: [] for i in range(len(cfgs))}
+        for rnd in range(args.rounds):
+            for i, cfg in enumerate(cfgs):
+                samples[i].append(run_one(server, cfg))
+                print(f"round {rnd + 1}/{args.rounds}: {label(cfg):40s} "
+                      f"{samples[i][-1][1]:>14,.0f} items/s", flush=True)
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    cpu = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    machine = f"{cpu}, {os.cpu_count()} cores, Redis {version}, commit {commit}"
+    getbit = statistics.median(s[1] for s in samples[[i for i, c in enumerate(cfgs) if c[1] == "GETBIT"][0]])
+
+    os.makedirs(RESULTS, exist_ok=True)
+    rows = []
+    with open(os.path.join(RESULTS, "e2e.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["date", "machine", "filter", "command", "pipeline", "items_per_call", "prefetch",
+                    "run", "calls_per_s", "items_per_s", "usec_per_call"])
+        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        for i, cfg in enumerate(cfgs):
+            for run, (rps, ips, usec) in enumerate(samples[i]):
+                w.writerow([date, machine, cfg[0], cfg[1], cfg[2], cfg[5], cfg[3], run + 1,
+                            f"{rps:.0f}", f"{ips:.0f}", usec])
+            ips = [s[1] for s in samples[i]]
+            usecs = [s[2] for s in samples[i] if s[2] != ""]
+            rows.append({"label": label(cfg), "command": cfg[1], "median": statistics.median(ips),
+                         "min": min(ips), "max": max(ips),
+                         "usec": statistics.median(usecs) if usecs else float("nan")})
+
+    print(f"\n{machine}\n")
+    print(f"{'configuration':42s} {'median items/s':>15s} {'min':>13s} {'max':>13s} {'x GETBIT':>9s} {'usec/call':>10s}")
+    for r in rows:
+        print(f"{r['label']:42s} {r['median']:>15,.0f} {r['min']:>13,.0f} {r['max']:>13,.0f} "
+              f"{r['median'] / getbit:>9.2f} {r['usec']:>10.2f}")
+    for fname in ("10M", "1GiB"):
+        for cmd in ("BF.MADD", "BF.MEXISTS"):
+            on = next(r for r in rows if r["label"] == f"{cmd} {fname} x{BATCH} P1")
+            off = next(r for r in rows if r["label"] == f"{cmd} {fname} x{BATCH} no-prefetch P1")
+            print(f"prefetch gain {cmd} {fname}: {on['median'] / off['median']:.2f}x items/s end to end, "
+                  f"{off['usec'] / on['usec']:.2f}x server time per call")
+    svg_chart(rows, os.path.join(RESULTS, "e2e.svg"), machine)
+    print(f"\nwrote {os.path.join(RESULTS, 'e2e.csv')} and e2e.svg")
+
+
+if __name__ == "__main__":
+    main()
