@@ -4,6 +4,7 @@ use bitvec::prelude::{BitVec, Lsb0};
 
 use super::divisor::Divisor;
 use super::hash::ItemHash;
+use super::pages::advise_huge_pages;
 use super::prefetch::prefetch;
 
 /// Largest k any (n, p) with p a positive double can produce: -ln(4.9e-324) / ln 2 ~ 1075.
@@ -42,7 +43,7 @@ impl Sizing {
 
 /// One Bloom layer. Bit `i` is bit `i % 64` (least significant first) of word `i / 64`, the
 /// layout of Guava's `long[]` and of `BitVec<u64, Lsb0>`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Layer {
     bits: BitVec<u64, Lsb0>,
     /// The word count as a divisor: probe value `v` is bit `v % 64` of word
@@ -54,6 +55,19 @@ pub struct Layer {
     error: f64,
 }
 
+/// A deep copy (for `COPY`), through `from_words` so the copy gets huge pages too.
+impl Clone for Layer {
+    fn clone(&self) -> Layer {
+        Layer::from_words(
+            self.capacity,
+            self.count,
+            self.error,
+            self.k,
+            self.words().to_vec(),
+        )
+    }
+}
+
 impl Layer {
     /// An empty layer. The caller has checked `words` against the size limit: the zeroed
     /// allocation goes through `calloc`, so untouched pages cost nothing until written.
@@ -63,6 +77,7 @@ impl Layer {
 
     /// A layer over existing words (no copy). `words` must not be empty.
     pub fn from_words(capacity: u64, count: u64, error: f64, k: u32, words: Vec<u64>) -> Layer {
+        advise_huge_pages(&words);
         Layer {
             words_div: Divisor::new(words.len() as u64),
             bits: BitVec::from_vec(words),

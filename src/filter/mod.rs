@@ -5,6 +5,7 @@ pub mod chain;
 pub mod divisor;
 pub mod hash;
 pub mod layer;
+pub mod pages;
 pub mod prefetch;
 
 pub use chain::{Chain, ChainMeta, LayerMeta};
