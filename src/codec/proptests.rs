@@ -165,7 +165,8 @@ fn mutated_loadchunk_sessions_never_panic() {
 #[test]
 fn fuzz_regressions_pass() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
-    let targets: [(&str, fn(&[u8])); 2] = [
+    type Check = fn(&[u8]);
+    let targets: [(&str, Check); 2] = [
         ("rdb_value", harness::rdb_value),
         ("loadchunk_session", harness::loadchunk_session),
     ];

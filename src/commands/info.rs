@@ -16,14 +16,18 @@ const FIELDS: [(&str, &str); 5] = [
     ("EXPANSION", "Expansion rate"),
 ];
 
+/// An integer reply of a count that may exceed what RESP integers hold: clamped.
+fn int_reply(n: u64) -> Reply {
+    Reply::Int(n.min(i64::MAX as u64) as i64)
+}
+
 fn field_value(chain: &Chain, keyword: &str) -> Reply {
-    let int = |n: u64| Reply::Int(n.min(i64::MAX as u64) as i64);
     match keyword {
-        "CAPACITY" => int(chain.capacity()),
-        "SIZE" => int(chain.memory_bytes()),
-        "FILTERS" => int(chain.layers().len() as u64),
-        "ITEMS" => int(chain.count()),
-        _ if chain.is_scaling() => int(chain.expansion() as u64),
+        "CAPACITY" => int_reply(chain.capacity()),
+        "SIZE" => int_reply(chain.memory_bytes()),
+        "FILTERS" => int_reply(chain.layers().len() as u64),
+        "ITEMS" => int_reply(chain.count()),
+        _ if chain.is_scaling() => int_reply(chain.expansion() as u64),
         _ => Reply::Null,
     }
 }
@@ -60,7 +64,7 @@ pub fn card(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
     arity(argv, 2, 2, "bf.card")?;
     let key = ctx.open_key(&argv[1]);
     let count = read_filter(&key)?.map_or(0, Chain::count);
-    Ok(Reply::Int(count as i64))
+    Ok(int_reply(count))
 }
 
 /// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.

@@ -305,7 +305,10 @@ impl Chain {
     }
     /// Items added (adds that answered 1), over all layers.
     pub fn count(&self) -> u64 {
-        self.layers.iter().map(Layer::count).sum()
+        // Saturating: loaded data may claim counts whose sum does not fit.
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.count()))
     }
     /// Sum of the layers' capacities.
     pub fn capacity(&self) -> u64 {

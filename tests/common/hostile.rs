@@ -1,0 +1,154 @@
+//! Helpers of the hostile-input tests: a seeded random source, a guard that plants keys
+//! before an attack and proves afterwards that the server is up and those keys are untouched,
+//! and a parser of the size-limit error text.
+
+use redis::{Connection, Value};
+
+use super::reply::*;
+
+/// A small deterministic random source (xorshift64*), so every failing run can be replayed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    pub fn byte(&mut self) -> u8 {
+        self.next_u64() as u8
+    }
+
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.byte()).collect()
+    }
+}
+
+/// Keys planted before an attack: a scaling filter with two layers and a plain string.
+/// [`Guard::check`] proves the server still answers and neither key changed.
+pub struct Guard {
+    pub filter_key: String,
+    pub string_key: String,
+    debug: Vec<String>,
+    digest: String,
+    string_value: Vec<u8>,
+    items: Vec<Vec<u8>>,
+}
+
+impl Guard {
+    /// Plants `guard:bloom` (two layers, 150 items) and `guard:plain`.
+    pub fn plant(con: &mut Connection) -> Guard {
+        let filter_key = "guard:bloom".to_string();
+        let string_key = "guard:plain".to_string();
+        expect_ok(
+            con,
+            &["BF.RESERVE", &filter_key, "0.01", "100", "EXPANSION", "2"],
+        );
+        let items = gen_items("guard-item-", 0..150);
+        let mut args: Vec<Vec<u8>> = vec![b"BF.MADD".to_vec(), filter_key.as_bytes().to_vec()];
+        args.extend(items.iter().cloned());
+        let answers = as_ints(&raw(con, &args));
+        assert_eq!(
+            answers.len(),
+            items.len(),
+            "guard MADD answered {answers:?}"
+        );
+        let string_value = b"plain value \x00\xff with binary".to_vec();
+        let set: [&[u8]; 3] = [b"SET", string_key.as_bytes(), &string_value];
+        expect_ok(con, &set);
+        let debug = bf_debug(con, &filter_key);
+        assert!(
+            debug.len() >= 3,
+            "guard filter should have 2+ layers: {debug:?}"
+        );
+        let digest = digest_value(con, &filter_key);
+        Guard {
+            filter_key,
+            string_key,
+            debug,
+            digest,
+            string_value,
+            items,
+        }
+    }
+
+    /// Asserts the server answers PING and both planted keys are exactly as planted.
+    pub fn check(&self, con: &mut Connection, after: &str) {
+        let pong = raw(con, &["PING"]);
+        assert!(
+            matches!(&pong, Value::SimpleString(s) if s == "PONG"),
+            "after {after}: PING answered {pong:?}"
+        );
+        let debug = bf_debug(con, &self.filter_key);
+        assert_eq!(debug, self.debug, "after {after}: guard filter changed");
+        assert_eq!(
+            digest_value(con, &self.filter_key),
+            self.digest,
+            "after {after}: guard filter digest changed"
+        );
+        let got = raw(con, &["GET", &self.string_key]);
+        assert_eq!(
+            got,
+            Value::BulkString(self.string_value.clone()),
+            "after {after}: guard string changed"
+        );
+    }
+
+    /// Like [`Guard::check`], and also asks the filter about every planted item.
+    pub fn check_deep(&self, con: &mut Connection, after: &str) {
+        self.check(con, after);
+        let mut args: Vec<Vec<u8>> =
+            vec![b"BF.MEXISTS".to_vec(), self.filter_key.as_bytes().to_vec()];
+        args.extend(self.items.iter().cloned());
+        let answers = as_ints(&raw(con, &args));
+        assert!(
+            answers.iter().all(|&a| a == 1),
+            "after {after}: a planted item is no longer in the guard filter"
+        );
+    }
+}
+
+/// Splits `ERR filter would need <n> bytes, over bf.max-filter-bytes (<limit>)` into
+/// `(n, limit)`; None when the text has another shape.
+pub fn parse_too_large(text: &str) -> Option<(u64, u64)> {
+    let rest = text.strip_prefix("ERR filter would need ")?;
+    let (n, rest) = rest.split_once(" bytes, over bf.max-filter-bytes (")?;
+    let limit = rest.strip_suffix(')')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(n) || !digits(limit) {
+        return None;
+    }
+    Some((n.parse().ok()?, limit.parse().ok()?))
+}
+
+/// Asserts a reply is the size-limit error and returns `(n, limit)`.
+pub fn expect_too_large(v: &Value, what: &str) -> (u64, u64) {
+    let text =
+        err_of(v).unwrap_or_else(|| panic!("{what}: expected the size-limit error, got {v:?}"));
+    parse_too_large(&text)
+        .unwrap_or_else(|| panic!("{what}: error {text:?} is not the size-limit error"))
+}
+
+/// `CONFIG SET name value`, asserting OK.
+pub fn config_set(con: &mut Connection, name: &str, value: &str) {
+    expect_ok(con, &["CONFIG", "SET", name, value]);
+}
+
+/// `EXISTS key` as a bool.
+pub fn key_exists<A: AsRef<[u8]>>(con: &mut Connection, key: A) -> bool {
+    let args: [&[u8]; 2] = [b"EXISTS", key.as_ref()];
+    as_int(&raw(con, &args)) == 1
+}
