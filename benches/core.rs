@@ -119,7 +119,11 @@ fn filter_ops(c: &mut Criterion, label: &str, bytes: u64) {
         g.bench_function(format!("add/batch{BATCH}/{tag}"), |b| {
             b.iter_batched(
                 || rng.hashes(BATCH),
-                |hs| adder.add_batch(&hs, NO_LIMIT, prefetch),
+                |hs| {
+                    adder.add_batch(&hs, NO_LIMIT, prefetch, |r| {
+                        let _ = black_box(r);
+                    })
+                },
                 BatchSize::SmallInput,
             )
         });

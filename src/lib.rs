@@ -17,7 +17,6 @@ use std::ffi::CStr;
 use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
-use commands::{add, dispatch, dump, exists, info, reserve};
 use config::{BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES};
 use datatype::BLOOM_TYPE;
 
@@ -38,7 +37,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
-        .and_then(|()| commands::docs::publish(ctx, SINCE));
+        .and_then(|()| commands::registry::register(ctx, SINCE));
     match result {
         Ok(()) => Status::Ok,
         Err(e) => {
@@ -54,19 +53,6 @@ redis_module! {
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
     data_types: [BLOOM_TYPE],
     init: init,
-    commands: [
-        ["bf.reserve", |c, a| dispatch(c, a, reserve::reserve), "write deny-oom", 1, 1, 1, ""],
-        ["bf.add", |c, a| dispatch(c, a, add::add), "write deny-oom", 1, 1, 1, ""],
-        ["bf.madd", |c, a| dispatch(c, a, add::madd), "write deny-oom", 1, 1, 1, ""],
-        ["bf.insert", |c, a| dispatch(c, a, add::insert), "write deny-oom", 1, 1, 1, ""],
-        ["bf.exists", |c, a| dispatch(c, a, exists::exists), "readonly fast", 1, 1, 1, ""],
-        ["bf.mexists", |c, a| dispatch(c, a, exists::mexists), "readonly fast", 1, 1, 1, ""],
-        ["bf.card", |c, a| dispatch(c, a, info::card), "readonly fast", 1, 1, 1, ""],
-        ["bf.info", |c, a| dispatch(c, a, info::info), "readonly fast", 1, 1, 1, ""],
-        ["bf.debug", |c, a| dispatch(c, a, info::debug), "readonly", 1, 1, 1, ""],
-        ["bf.scandump", |c, a| dispatch(c, a, dump::scandump), "readonly", 1, 1, 1, ""],
-        ["bf.loadchunk", |c, a| dispatch(c, a, dump::loadchunk), "write deny-oom", 1, 1, 1, ""],
-    ],
     configurations: [
         i64: [
             ["initial-size", &INITIAL_SIZE, config::DEFAULT_INITIAL_SIZE, 1, i64::MAX, ConfigurationFlags::DEFAULT, None],

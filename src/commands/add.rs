@@ -1,10 +1,14 @@
 //! BF.ADD, BF.MADD and BF.INSERT: add items in order, creating the filter if needed.
 
-use redis_module::{Context, RedisString};
+use std::ffi::CStr;
+
+use redis_module::Context;
+
+use super::arg::Arg;
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, notify, replicate_creation, store_filter, write_filter};
+use super::{arity, notify, open_write, replicate_creation, store_filter, write_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::{Chain, ItemHash};
@@ -27,8 +31,6 @@ fn defaults() -> Create {
 
 /// What adding a run of items did.
 struct Outcome {
-    /// One reply per processed item; the last may be the error that stopped the run.
-    replies: Vec<Reply>,
     /// Items processed without error (a prefix of the input).
     done: usize,
     /// The command created the key.
@@ -38,15 +40,18 @@ struct Outcome {
 }
 
 /// Adds `argv[first_item..]` in order to the filter at `argv[1]`, creating it if missing,
-/// and replicates what changed.
+/// hands each item's result to `each` (stopping after an error), then emits the keyspace
+/// event `name` and replicates what changed.
 fn add_items(
     ctx: &Context,
-    argv: &[RedisString],
+    argv: &[Arg],
     first_item: usize,
     create: Option<Create>,
-) -> Result<Vec<Reply>> {
+    name: &'static CStr,
+    mut each: impl FnMut(Result<bool>),
+) -> Result<()> {
     let limit = config::max_filter_bytes();
-    let key = ctx.open_key_writable(&argv[1]);
+    let key = open_write(ctx, &argv[1]);
     let (chain, created) = match write_filter(&key)? {
         Some(chain) => (chain, false),
         None => {
@@ -55,30 +60,33 @@ fn add_items(
             (store_filter(&key, chain)?, true)
         }
     };
-    let items = &argv[first_item..];
     let mut outcome = Outcome {
-        replies: Vec::with_capacity(items.len()),
         done: 0,
         created,
         changed: created,
     };
-    let hashes: Vec<ItemHash> = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
-    for result in chain.add_batch(&hashes, limit, config::batch_prefetch()) {
-        match result {
-            Ok(added) => {
-                outcome.changed |= added;
-                outcome.done += 1;
-                outcome.replies.push(Reply::Bool(added));
-            }
-            Err(e) => outcome.replies.push(Reply::Error(e)),
+    let items = &argv[first_item..];
+    // One item (BF.ADD) needs no heap at all.
+    let (one, many): ([ItemHash; 1], Vec<ItemHash>);
+    let hashes: &[ItemHash] = if let [item] = items {
+        one = [ItemHash::of(item.as_slice())];
+        &one
+    } else {
+        many = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
+        &many
+    };
+    chain.add_batch(hashes, limit, config::batch_prefetch(), |result| {
+        if let Ok(added) = result {
+            outcome.done += 1;
+            outcome.changed |= added;
         }
-    }
+        each(result);
+    });
     if outcome.changed {
-        let event = argv[0].to_string_lossy().to_ascii_lowercase();
-        notify(ctx, &event, &argv[1]);
+        notify(ctx, name, &argv[1]);
     }
-    replicate(ctx, argv, first_item, chain, &outcome);
-    Ok(outcome.replies)
+    replicate(ctx, argv, first_item, chain, &outcome, name);
+    Ok(())
 }
 
 /// Sends the change to replicas and the AOF. A created filter goes with its parameters
@@ -87,10 +95,11 @@ fn add_items(
 /// (its limit may differ) and ends in exactly the primary's state.
 fn replicate(
     ctx: &Context,
-    argv: &[RedisString],
+    argv: &[Arg],
     first_item: usize,
     chain: &Chain,
     outcome: &Outcome,
+    name: &CStr,
 ) {
     if !outcome.changed || outcome.done == 0 {
         return;
@@ -101,28 +110,51 @@ fn replicate(
     } else if end == argv.len() {
         ctx.replicate_verbatim();
     } else {
-        let args: Vec<&RedisString> = argv[1..end].iter().collect();
-        let name = argv[0].to_string_lossy().to_ascii_uppercase();
-        ctx.replicate(&name, args.as_slice());
+        let args: Vec<&[u8]> = argv[1..end].iter().map(Arg::as_slice).collect();
+        ctx.replicate(&name.to_string_lossy(), args.as_slice());
     }
 }
 
+fn to_reply(result: Result<bool>) -> Reply {
+    match result {
+        Ok(added) => Reply::Bool(added),
+        Err(e) => Reply::Error(e),
+    }
+}
+
+/// Adds items and collects one reply per processed item.
+fn add_all(
+    ctx: &Context,
+    argv: &[Arg],
+    first_item: usize,
+    create: Option<Create>,
+    name: &'static CStr,
+) -> Result<Reply> {
+    let mut replies = Vec::with_capacity(argv.len() - first_item);
+    add_items(ctx, argv, first_item, create, name, |r| {
+        replies.push(to_reply(r))
+    })?;
+    Ok(Reply::Array(replies))
+}
+
 /// BF.ADD key item
-pub fn add(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn add(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, 3, "bf.add")?;
-    add_items(ctx, argv, 2, Some(defaults()))?
-        .pop()
-        .ok_or(Error::Internal)
+    let mut reply = None;
+    add_items(ctx, argv, 2, Some(defaults()), c"bf.add", |r| {
+        reply = Some(to_reply(r))
+    })?;
+    reply.ok_or(Error::Internal)
 }
 
 /// BF.MADD key item [item ...]
-pub fn madd(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn madd(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, usize::MAX, "bf.madd")?;
-    Ok(Reply::Array(add_items(ctx, argv, 2, Some(defaults()))?))
+    add_all(ctx, argv, 2, Some(defaults()), c"bf.madd")
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
-pub fn insert(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn insert(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 4, usize::MAX, "bf.insert")?;
     let mut create = defaults();
     let mut shape = Shape::default();
@@ -158,5 +190,5 @@ pub fn insert(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
         .ok_or(Error::WrongArity("bf.insert"))?;
     create.expansion = shape.expansion(create.expansion)?;
     let create = (!nocreate).then_some(create);
-    Ok(Reply::Array(add_items(ctx, argv, first_item, create)?))
+    add_all(ctx, argv, first_item, create, c"bf.insert")
 }

@@ -1,16 +1,16 @@
 //! Argument parsing shared by the commands, mapped to SPEC.md's error texts.
 
-use redis_module::RedisString;
+use super::arg::Arg;
 
 use crate::error::{Error, Result};
 use crate::filter::chain::MAX_EXPANSION;
 
-fn text(arg: &RedisString) -> Option<&str> {
+fn text(arg: &Arg) -> Option<&str> {
     std::str::from_utf8(arg.as_slice()).ok()
 }
 
 /// An error rate in (0, 1).
-pub fn error_rate(arg: &RedisString) -> Result<f64> {
+pub fn error_rate(arg: &Arg) -> Result<f64> {
     let p: f64 = text(arg)
         .and_then(|t| t.parse().ok())
         .filter(|p: &f64| !p.is_nan())
@@ -23,7 +23,7 @@ pub fn error_rate(arg: &RedisString) -> Result<f64> {
 }
 
 /// A capacity of at least 1.
-pub fn capacity(arg: &RedisString) -> Result<u64> {
+pub fn capacity(arg: &Arg) -> Result<u64> {
     let n: i64 = text(arg)
         .and_then(|t| t.parse().ok())
         .ok_or(Error::BadCapacity)?;
@@ -34,7 +34,7 @@ pub fn capacity(arg: &RedisString) -> Result<u64> {
 }
 
 /// An expansion factor in [0, 32768]; 0 means non-scaling.
-pub fn expansion(arg: &RedisString) -> Result<u32> {
+pub fn expansion(arg: &Arg) -> Result<u32> {
     let n: i64 = text(arg)
         .and_then(|t| t.parse().ok())
         .ok_or(Error::BadExpansion)?;
@@ -45,23 +45,19 @@ pub fn expansion(arg: &RedisString) -> Result<u32> {
 }
 
 /// A SCANDUMP / LOADCHUNK iterator.
-pub fn iterator(arg: &RedisString) -> Result<i64> {
+pub fn iterator(arg: &Arg) -> Result<i64> {
     text(arg)
         .and_then(|t| t.parse().ok())
         .ok_or(Error::BadIterator)
 }
 
 /// The option keyword in upper case, for case-insensitive matching.
-pub fn keyword(arg: &RedisString) -> String {
+pub fn keyword(arg: &Arg) -> String {
     String::from_utf8_lossy(arg.as_slice()).to_ascii_uppercase()
 }
 
 /// The value after option `name` at `args[i]`, or `<name> needs a value`.
-pub fn value_of<'a>(
-    args: &'a [RedisString],
-    i: usize,
-    name: &'static str,
-) -> Result<&'a RedisString> {
+pub fn value_of<'a>(args: &'a [Arg], i: usize, name: &'static str) -> Result<&'a Arg> {
     args.get(i + 1).ok_or(Error::OptionNeedsValue(name))
 }
 

@@ -1,19 +1,21 @@
 //! BF.SCANDUMP and BF.LOADCHUNK: a filter as a header plus data chunks, and back.
 
-use redis_module::{Context, RedisString};
+use redis_module::Context;
+
+use super::arg::Arg;
 
 use super::reply::Reply;
-use super::{args, arity, notify, read_filter, store_filter, write_filter};
+use super::{args, arity, notify, open_read, open_write, read_filter, store_filter, write_filter};
 use crate::codec::chunks::{self, Load};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
 
 /// BF.SCANDUMP key iterator -> [next iterator, data]
-pub fn scandump(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn scandump(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, 3, "bf.scandump")?;
     let iter = args::iterator(&argv[2])?;
-    let key = ctx.open_key(&argv[1]);
+    let key = open_read(ctx, &argv[1]);
     let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
     let (next, data) = chunks::dump_step(chain, iter, config::chunk_bytes())?;
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
@@ -21,11 +23,11 @@ pub fn scandump(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
 
 /// BF.LOADCHUNK key iterator data: iterator 1 creates the key from a header, later
 /// iterators write a data chunk into it.
-pub fn loadchunk(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 4, 4, "bf.loadchunk")?;
     let iter = args::iterator(&argv[2])?;
     let limit = config::max_filter_bytes();
-    let key = ctx.open_key_writable(&argv[1]);
+    let key = open_write(ctx, &argv[1]);
     match chunks::parse_load(iter, argv[3].as_slice(), limit)? {
         Load::Header(meta) => {
             if !key.is_empty() {
@@ -39,6 +41,6 @@ pub fn loadchunk(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
         }
     }
     ctx.replicate_verbatim();
-    notify(ctx, "bf.loadchunk", &argv[1]);
+    notify(ctx, c"bf.loadchunk", &argv[1]);
     Ok(Reply::Ok)
 }

@@ -1,15 +1,17 @@
 //! BF.EXISTS and BF.MEXISTS. A missing key answers 0 for every item.
 
-use redis_module::{Context, RedisString};
+use redis_module::Context;
+
+use super::arg::Arg;
 
 use super::reply::Reply;
-use super::{arity, read_filter};
+use super::{arity, open_read, read_filter};
 use crate::config;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::filter::ItemHash;
 
-fn exists_all(ctx: &Context, key_name: &RedisString, items: &[RedisString]) -> Result<Vec<Reply>> {
-    let key = ctx.open_key(key_name);
+fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<Reply>> {
+    let key = open_read(ctx, key_name);
     let answers = match read_filter(&key)? {
         Some(chain) => {
             let hashes: Vec<ItemHash> = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
@@ -21,15 +23,15 @@ fn exists_all(ctx: &Context, key_name: &RedisString, items: &[RedisString]) -> R
 }
 
 /// BF.EXISTS key item
-pub fn exists(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn exists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, 3, "bf.exists")?;
-    exists_all(ctx, &argv[1], &argv[2..])?
-        .pop()
-        .ok_or(Error::Internal)
+    let key = open_read(ctx, &argv[1]);
+    let found = read_filter(&key)?.is_some_and(|c| c.contains(argv[2].as_slice()));
+    Ok(Reply::Bool(found))
 }
 
 /// BF.MEXISTS key item [item ...]
-pub fn mexists(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn mexists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, usize::MAX, "bf.mexists")?;
     Ok(Reply::Array(exists_all(ctx, &argv[1], &argv[2..])?))
 }

@@ -1,9 +1,11 @@
 //! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
 
-use redis_module::{Context, ContextFlags, RedisString};
+use redis_module::{Context, ContextFlags};
+
+use super::arg::Arg;
 
 use super::reply::{format_g, Reply};
-use super::{arity, read_filter};
+use super::{arity, open_read, read_filter};
 use crate::error::{Error, Result};
 use crate::filter::Chain;
 
@@ -33,9 +35,9 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
 }
 
 /// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
-pub fn info(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 2, 3, "bf.info")?;
-    let key = ctx.open_key(&argv[1]);
+    let key = open_read(ctx, &argv[1]);
     let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
     let selected: Vec<_> = match argv.get(2) {
         None => FIELDS.to_vec(),
@@ -60,17 +62,17 @@ pub fn info(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
 }
 
 /// BF.CARD key: items added; 0 for a missing key.
-pub fn card(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn card(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 2, 2, "bf.card")?;
-    let key = ctx.open_key(&argv[1]);
+    let key = open_read(ctx, &argv[1]);
     let count = read_filter(&key)?.map_or(0, Chain::count);
     Ok(int_reply(count))
 }
 
 /// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.
-pub fn debug(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn debug(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 2, 2, "bf.debug")?;
-    let key = ctx.open_key(&argv[1]);
+    let key = open_read(ctx, &argv[1]);
     let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
     let mut lines = vec![Reply::Bulk(format!("size:{}", chain.count()).into_bytes())];
     for layer in chain.layers() {

@@ -1,30 +1,45 @@
 //! The BF.* commands: parse arguments, call the core, reply. No filter logic lives here.
 
 pub mod add;
+pub mod arg;
 pub mod args;
-pub mod docs;
 pub mod dump;
 pub mod exists;
 pub mod info;
+pub mod registry;
 pub mod reply;
 pub mod reserve;
 
+use std::ffi::{c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
-use redis_module::{Context, NotifyEvent, RedisResult, RedisString, RedisValue};
+use redis_module::{raw, Context};
 
 use crate::datatype::BLOOM_TYPE;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
+use arg::Arg;
 use reply::Reply;
 
 /// A command body: the whole argv (name included) in, a reply out.
-pub type Handler = fn(&Context, &[RedisString]) -> Result<Reply>;
+pub type Handler = fn(&Context, &[Arg]) -> Result<Reply>;
 
-/// Runs a command body, catching panics (one would abort the server), and sends its reply.
-pub fn dispatch(ctx: &Context, args: Vec<RedisString>, handler: Handler) -> RedisResult {
-    let reply = match catch_unwind(AssertUnwindSafe(|| handler(ctx, &args))) {
+/// The body of every command callback: runs `handler` on the borrowed arguments, catching
+/// panics (one would abort the server), and sends its reply.
+///
+/// # Safety
+/// The arguments must be those Redis passed to a command callback.
+pub unsafe fn run(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+    handler: Handler,
+) -> c_int {
+    let ctx = Context::new(ctx);
+    // SAFETY: Redis passes its argument array, valid for the whole callback.
+    let args = Arg::slice(argv, argc);
+    let reply = match catch_unwind(AssertUnwindSafe(|| handler(&ctx, args))) {
         Ok(Ok(reply)) => reply,
         Ok(Err(e)) => Reply::Error(e),
         Err(_) => {
@@ -32,12 +47,25 @@ pub fn dispatch(ctx: &Context, args: Vec<RedisString>, handler: Handler) -> Redi
             Reply::Error(Error::Internal)
         }
     };
-    reply::send(ctx, &reply);
-    Ok(RedisValue::NoReply)
+    reply::send(&ctx, &reply);
+    raw::Status::Ok as c_int
+}
+
+/// Opens `key` for reading.
+pub fn open_read(ctx: &Context, key: &Arg) -> RedisKey {
+    let inner = raw::open_key(ctx.ctx, key.raw(), raw::KeyMode::READ);
+    // SAFETY: the context and the key handle live until the key is dropped at the end of
+    // the command, which closes it.
+    unsafe { RedisKey::from_raw_parts(ctx.ctx, inner) }
+}
+
+/// Opens `key` for reading and writing.
+pub fn open_write(ctx: &Context, key: &Arg) -> RedisKeyWritable {
+    RedisKeyWritable::open_with_redis_string(ctx.ctx, key.raw())
 }
 
 /// Checks the argument count: `min..=max` including the command name.
-pub fn arity(args: &[RedisString], min: usize, max: usize, name: &'static str) -> Result<()> {
+pub fn arity(args: &[Arg], min: usize, max: usize, name: &'static str) -> Result<()> {
     if args.len() < min || args.len() > max {
         return Err(Error::WrongArity(name));
     }
@@ -66,7 +94,7 @@ pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut 
 
 /// Replicates the creation of `chain` at `key` with every parameter spelled out, followed by
 /// `items` if any, so replicas and AOF replays never fill in defaults from their own configs.
-pub fn replicate_creation(ctx: &Context, key: &RedisString, chain: &Chain, items: &[RedisString]) {
+pub fn replicate_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
     let capacity = chain
         .layers()
         .first()
@@ -92,12 +120,21 @@ pub fn replicate_creation(ctx: &Context, key: &RedisString, chain: &Chain, items
             error.as_bytes(),
         ]);
         args.extend([b"EXPANSION".as_slice(), expansion.as_bytes(), b"ITEMS"]);
-        args.extend(items.iter().map(RedisString::as_slice));
+        args.extend(items.iter().map(Arg::as_slice));
         ctx.replicate("BF.INSERT", args.as_slice());
     }
 }
 
 /// Emits the keyspace event `event` (class generic, `g`) for a write that changed `key`.
-pub fn notify(ctx: &Context, event: &str, key: &RedisString) {
-    ctx.notify_keyspace_event(NotifyEvent::GENERIC, event, key);
+pub fn notify(ctx: &Context, event: &'static CStr, key: &Arg) {
+    if let Some(notify) = unsafe { raw::RedisModule_NotifyKeyspaceEvent } {
+        unsafe {
+            notify(
+                ctx.ctx,
+                raw::REDISMODULE_NOTIFY_GENERIC,
+                event.as_ptr(),
+                key.raw(),
+            )
+        };
+    }
 }

@@ -1,15 +1,17 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
 
-use redis_module::{Context, RedisString};
+use redis_module::Context;
+
+use super::arg::Arg;
 
 use super::args::{self, Shape};
 use super::reply::Reply;
-use super::{arity, notify, replicate_creation, store_filter};
+use super::{arity, notify, open_write, replicate_creation, store_filter};
 use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::Chain;
 
-pub fn reserve(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
+pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 4, usize::MAX, "bf.reserve")?;
     let error_rate = args::error_rate(&argv[2])?;
     let capacity = args::capacity(&argv[3])?;
@@ -28,13 +30,13 @@ pub fn reserve(ctx: &Context, argv: &[RedisString]) -> Result<Reply> {
     }
     let expansion = shape.expansion(config::defaults().expansion)?;
 
-    let key = ctx.open_key_writable(&argv[1]);
+    let key = open_write(ctx, &argv[1]);
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
     let chain = Chain::new(error_rate, capacity, expansion, config::max_filter_bytes())?;
     let chain = store_filter(&key, chain)?;
     replicate_creation(ctx, &argv[1], chain, &[]);
-    notify(ctx, "bf.reserve", &argv[1]);
+    notify(ctx, c"bf.reserve", &argv[1]);
     Ok(Reply::Ok)
 }

@@ -229,16 +229,18 @@ impl Chain {
         }
     }
 
-    /// [`Chain::add_hash`] for each item in order, stopping after the first error (which is
-    /// the last element). With `prefetch`, the probe lines of the items a few places ahead
-    /// are requested first so their misses overlap; the answers are the same either way.
+    /// [`Chain::add_hash`] for each item in order, handing each result to `each` and
+    /// stopping after the first error. With `prefetch`, the probe lines of the items a few
+    /// places ahead are requested first so their misses overlap; the answers are the same
+    /// either way.
     pub fn add_batch(
         &mut self,
         hashes: &[ItemHash],
         limit: u64,
         prefetch: bool,
-    ) -> Vec<Result<bool>> {
-        let mut out = Vec::with_capacity(hashes.len());
+        mut each: impl FnMut(Result<bool>),
+    ) {
+        let prefetch = prefetch && hashes.len() > 1;
         if prefetch {
             hashes
                 .iter()
@@ -253,12 +255,11 @@ impl Chain {
             }
             let result = self.add_hash(hash, limit);
             let stop = result.is_err();
-            out.push(result);
+            each(result);
             if stop {
                 break;
             }
         }
-        out
     }
 
     /// [`Chain::contains_hash`] for each item, layer by layer (newest first) over the items
@@ -484,7 +485,7 @@ mod tests {
                 let mut batch = fresh.clone();
                 let mut got = Vec::new();
                 for part in items.chunks(100) {
-                    got.extend(batch.add_batch(part, NO_LIMIT, prefetch));
+                    batch.add_batch(part, NO_LIMIT, prefetch, |r| got.push(r));
                     if got.last().is_some_and(|r| r.is_err()) {
                         break;
                     }

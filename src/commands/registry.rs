@@ -1,11 +1,33 @@
-//! Command metadata for Redis 7: arity, key specs (so ACL key permissions know which
-//! commands only read) and COMMAND DOCS (summary, since, complexity, arguments), published
-//! through `RedisModule_SetCommandInfo`.
+//! The command table: every BF command's entry point, flags, arity, key spec and COMMAND
+//! DOCS, and its registration with Redis (`CreateCommand`, then `SetCommandInfo` so ACL key
+//! permissions know which commands only read, and the ACL category where there is one).
 
 use std::ffi::{c_char, c_int, CStr};
 use std::ptr;
 
 use redis_module::{raw, Context};
+
+use super::{add, dump, exists, info, reserve};
+
+/// A command callback as Redis calls it.
+type CommandFn =
+    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
+
+/// The `extern "C"` callback of one command: [`super::run`] with its handler, so arguments
+/// reach the handler borrowed, with no copies on the way in.
+macro_rules! callback {
+    ($handler:path) => {{
+        extern "C" fn callback(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
+            // SAFETY: these are the arguments Redis passed to this callback.
+            unsafe { super::run(ctx, argv, argc, $handler) }
+        }
+        callback as CommandFn
+    }};
+}
 
 /// How a command uses its key.
 #[derive(Clone, Copy)]
@@ -54,9 +76,12 @@ pub struct Arg {
     pub sub: &'static [Arg],
 }
 
-/// A command's documentation.
+/// A command: how Redis reaches it and what COMMAND DOCS says of it.
 pub struct Doc {
     pub name: &'static CStr,
+    pub callback: CommandFn,
+    /// `CreateCommand` flags.
+    pub flags: &'static CStr,
     pub summary: &'static CStr,
     pub complexity: &'static CStr,
     pub arity: c_int,
@@ -96,9 +121,11 @@ const ITERATOR: Arg = arg(c"iterator", Kind::Integer);
 const EXPANSION: Arg = option(c"expansion", Kind::Integer, c"EXPANSION");
 const NONSCALING: Arg = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 
-pub static DOCS: &[Doc] = &[
+pub static COMMANDS: &[Doc] = &[
     Doc {
         name: c"bf.reserve",
+        callback: callback!(reserve::reserve),
+        flags: c"write deny-oom",
         summary: c"Creates an empty Bloom filter with an error rate and a capacity",
         complexity: c"O(1)",
         arity: -4,
@@ -113,6 +140,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.add",
+        callback: callback!(add::add),
+        flags: c"write deny-oom",
         summary: c"Adds an item to a Bloom filter, creating the filter if needed",
         complexity: c"O(k), k the number of hash functions",
         arity: 3,
@@ -121,6 +150,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.madd",
+        callback: callback!(add::madd),
+        flags: c"write deny-oom",
         summary: c"Adds items to a Bloom filter, creating the filter if needed",
         complexity: c"O(k * n), k hash functions, n items",
         arity: -3,
@@ -129,6 +160,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.insert",
+        callback: callback!(add::insert),
+        flags: c"write deny-oom",
         summary: c"Adds items to a Bloom filter, creating it with the given options if needed",
         complexity: c"O(k * n), k hash functions, n items",
         arity: -4,
@@ -149,6 +182,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.exists",
+        callback: callback!(exists::exists),
+        flags: c"readonly fast",
         summary: c"Tells whether an item may be in a Bloom filter",
         complexity: c"O(k), k the number of hash functions",
         arity: 3,
@@ -157,6 +192,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.mexists",
+        callback: callback!(exists::mexists),
+        flags: c"readonly fast",
         summary: c"Tells for each item whether it may be in a Bloom filter",
         complexity: c"O(k * n), k hash functions, n items",
         arity: -3,
@@ -165,6 +202,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.card",
+        callback: callback!(info::card),
+        flags: c"readonly fast",
         summary: c"Returns the number of items added to a Bloom filter",
         complexity: c"O(1)",
         arity: 2,
@@ -173,6 +212,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.info",
+        callback: callback!(info::info),
+        flags: c"readonly fast",
         summary: c"Returns information about a Bloom filter",
         complexity: c"O(1)",
         arity: -2,
@@ -187,6 +228,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.debug",
+        callback: callback!(info::debug),
+        flags: c"readonly",
         summary: c"Returns the size of each layer of a Bloom filter",
         complexity: c"O(layers)",
         arity: 2,
@@ -195,6 +238,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.scandump",
+        callback: callback!(dump::scandump),
+        flags: c"readonly",
         summary: c"Returns the next chunk of a Bloom filter's dump",
         complexity: c"O(n), n the chunk size",
         arity: 3,
@@ -203,6 +248,8 @@ pub static DOCS: &[Doc] = &[
     },
     Doc {
         name: c"bf.loadchunk",
+        callback: callback!(dump::loadchunk),
+        flags: c"write deny-oom",
         summary: c"Restores a Bloom filter from chunks returned by BF.SCANDUMP",
         complexity: c"O(n), n the chunk size",
         arity: 4,
@@ -292,7 +339,7 @@ fn add_acl_category(ctx: &Context) -> Result<(), String> {
     if unsafe { add_category(ctx.ctx, ACL_CATEGORY.as_ptr()) } != raw::REDISMODULE_OK as c_int {
         return Err("Redis refused the ACL category 'bloom'".into());
     }
-    for doc in DOCS {
+    for doc in COMMANDS {
         let command = unsafe { get_command(ctx.ctx, doc.name.as_ptr()) };
         if command.is_null()
             || unsafe { set_categories(command, ACL_CATEGORY.as_ptr()) }
@@ -307,15 +354,38 @@ fn add_acl_category(ctx: &Context) -> Result<(), String> {
     Ok(())
 }
 
-/// Publishes every command's metadata and ACL category. Called once from `init`, after the
-/// commands exist.
-pub fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+/// Creates every command, then publishes its metadata and ACL category. Called once from
+/// `init` (commands can only be created while the module loads).
+pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+    let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
+    for doc in COMMANDS {
+        // The key is argument 1 (first = last = 1, step 1), for cluster routing and ACLs.
+        let status = unsafe {
+            create(
+                ctx.ctx,
+                doc.name.as_ptr(),
+                Some(doc.callback),
+                doc.flags.as_ptr(),
+                1,
+                1,
+                1,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(format!("could not create command {:?}", doc.name));
+        }
+    }
+    publish(ctx, since)
+}
+
+/// Publishes every command's metadata and ACL category.
+fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo
     }) else {
         return Ok(()); // Before Redis 7.0 there is nothing to publish.
     };
-    for doc in DOCS {
+    for doc in COMMANDS {
         let command = unsafe { get_command(ctx.ctx, doc.name.as_ptr()) };
         if command.is_null() {
             return Err(format!("command {:?} is not registered", doc.name));
