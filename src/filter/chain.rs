@@ -192,18 +192,23 @@ impl Chain {
 
     /// [`Chain::add`] for an already hashed item.
     pub fn add_hash(&mut self, hash: ItemHash, limit: u64) -> Result<bool> {
-        if self.contains_hash(hash) {
+        let (last, older) = self.layers.split_last_mut().ok_or(Error::Internal)?;
+        if older.iter().rev().any(|l| l.contains(hash)) {
             return Ok(false);
         }
-        let last = self.layers.last().ok_or(Error::Internal)?;
-        if last.is_full() {
-            if self.expansion == 0 {
-                return Err(Error::Full);
-            }
-            let capacity = last.capacity().saturating_mul(self.expansion as u64);
-            let error = last.error() * TIGHTENING;
-            self.push_layer(capacity, error, limit)?;
+        if !last.is_full() {
+            // The common case: test and set in one pass over the probes.
+            return Ok(last.insert_if_absent(hash));
         }
+        if last.contains(hash) {
+            return Ok(false);
+        }
+        if self.expansion == 0 {
+            return Err(Error::Full);
+        }
+        let capacity = last.capacity().saturating_mul(self.expansion as u64);
+        let error = last.error() * TIGHTENING;
+        self.push_layer(capacity, error, limit)?;
         let last = self.layers.last_mut().ok_or(Error::Internal)?;
         last.insert(hash);
         Ok(true)

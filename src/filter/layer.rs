@@ -140,6 +140,25 @@ impl Layer {
         self.count += 1;
     }
 
+    /// Sets the item's probes and counts it unless all were set already; `true` if it was
+    /// added. One pass: setting a bit that is already set changes nothing, so the item is
+    /// new exactly when some probe was clear before its store.
+    #[inline]
+    pub fn insert_if_absent(&mut self, hash: ItemHash) -> bool {
+        let (div, k) = (self.words_div, self.k);
+        let words = self.bits.as_raw_mut_slice();
+        let mut present = true;
+        for v in hash.probe_values(k) {
+            let (i, mask) = (div.remainder(v >> 6) as usize, 1u64 << (v & 63));
+            present &= words[i] & mask != 0;
+            words[i] |= mask;
+        }
+        if !present {
+            self.count += 1;
+        }
+        !present
+    }
+
     /// Starts loading the cache lines of the item's probes (a hint; see `prefetch`).
     #[inline]
     pub fn prefetch(&self, hash: ItemHash) {
@@ -197,6 +216,23 @@ mod tests {
         assert_eq!(layer.read_bytes(24, 8), vec![0; 8]);
         // Little-endian words: byte 5 is bits 40..48 of word 0.
         assert_eq!(layer.words()[0], 0x0302_0100_0000_0000);
+    }
+
+    #[test]
+    fn insert_if_absent_matches_test_then_insert() {
+        for k in [1, 7, 64, 65, 200] {
+            let mut one_pass = Layer::new(1000, 0.01, k, 40);
+            let mut two_pass = one_pass.clone();
+            for i in 0..3000u32 {
+                let h = ItemHash::of(&(i % 1700).to_le_bytes());
+                let expected = !two_pass.contains(h);
+                if expected {
+                    two_pass.insert(h);
+                }
+                assert_eq!(one_pass.insert_if_absent(h), expected, "k {k} item {i}");
+            }
+            assert_eq!(one_pass, two_pass);
+        }
     }
 
     #[test]
