@@ -4,6 +4,7 @@
 #   make test    install what a fresh Debian machine lacks, build, run every test
 #   make lint    rustfmt and clippy, warnings are errors
 #   make fuzz    coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
+#   make test-slow  build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -23,6 +24,12 @@ run: deps-server build
 test: deps-build deps-server
 	$(CARGO) build --release
 	$(CARGO) test --release --all-targets
+
+# The tests marked #[ignore] because they take minutes and gigabytes (not part of `make test`).
+.PHONY: test-slow
+test-slow: deps-build deps-server
+	$(CARGO) build --release
+	$(CARGO) test --release -- --ignored
 
 lint: deps-build
 	$(CARGO) fmt --check

@@ -1,0 +1,192 @@
+//! Faults for single servers: the process id, `kill -9`, waiting for a server to be gone,
+//! attaching a replica by hand, and running helper programs (`redis-cli`) with a time limit.
+//!
+//! Everything here talks to servers the test started itself (through `Server`), by port or by
+//! the process id the server reports about itself.
+
+use super::{info_field, Server};
+use redis::Connection;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// The process id a server reports in `INFO server` (the id of the `redis-server` we spawned).
+pub fn server_pid(con: &mut Connection) -> u32 {
+    info_field(con, "server", "process_id")
+        .expect("INFO server has process_id")
+        .parse()
+        .expect("process_id is a number")
+}
+
+/// A connection, or the reason there is none (for polling loops that must not panic).
+pub fn try_conn(server: &Server) -> Result<Connection, String> {
+    let client = redis::Client::open(server.url()).map_err(|e| e.to_string())?;
+    let con = client
+        .get_connection_with_timeout(Duration::from_secs(2))
+        .map_err(|e| e.to_string())?;
+    con.set_read_timeout(Some(Duration::from_secs(30)))
+        .map_err(|e| e.to_string())?;
+    Ok(con)
+}
+
+/// Send SIGKILL to one process, by its id.
+pub fn kill9(pid: u32) {
+    let status = Command::new("kill")
+        .arg("-9")
+        .arg(pid.to_string())
+        .stdin(Stdio::null())
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -9 {pid} failed: {status}");
+}
+
+/// True while something accepts connections on the port.
+pub fn port_answers(port: u16) -> bool {
+    std::net::TcpStream::connect_timeout(
+        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        Duration::from_millis(300),
+    )
+    .is_ok()
+}
+
+/// Wait until nothing listens on the port any more (the killed server is gone).
+pub fn wait_port_closed(port: u16, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while port_answers(port) {
+        assert!(
+            Instant::now() < deadline,
+            "port {port} still answers {timeout:?} after the kill"
+        );
+        sleep(Duration::from_millis(20));
+    }
+}
+
+/// Kill a server the hard way (SIGKILL, no chance to flush or save) and wait until it is gone.
+/// The `Server` value stays; `restart` then starts a new process on the same directory.
+pub fn crash(server: &Server) {
+    let pid = server_pid(&mut server.conn());
+    kill9(pid);
+    wait_port_closed(server.port, Duration::from_secs(30));
+}
+
+/// Poll `cond` every 50 ms until it holds; panics with `what()` after the timeout.
+pub fn wait_until<F, W>(timeout: Duration, mut cond: F, what: W)
+where
+    F: FnMut() -> bool,
+    W: Fn() -> String,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out after {timeout:?}: {}", what());
+        }
+        sleep(Duration::from_millis(50));
+    }
+}
+
+/// An `INFO <section>` field parsed as an integer (panics when missing).
+pub fn info_int(con: &mut Connection, section: &str, name: &str) -> i64 {
+    info_field(con, section, name)
+        .unwrap_or_else(|| panic!("INFO {section} has no {name}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("INFO {section} {name}: {e}"))
+}
+
+/// Make `replica` (a running standalone server) a replica of `primary` with `REPLICAOF`, and
+/// wait (up to `timeout`) until its link is up.
+pub fn attach_replica(primary: &Server, replica: &Server, timeout: Duration) {
+    let mut p = primary.conn();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("repl-diskless-sync-delay")
+        .arg("0")
+        .query(&mut p)
+        .expect("CONFIG SET repl-diskless-sync-delay");
+    let mut r = replica.conn();
+    let _: () = redis::cmd("REPLICAOF")
+        .arg("127.0.0.1")
+        .arg(primary.port)
+        .query(&mut r)
+        .expect("REPLICAOF");
+    wait_link_up(replica, timeout);
+}
+
+/// Wait until a replica reports `master_link_status:up`.
+pub fn wait_link_up(replica: &Server, timeout: Duration) {
+    let mut r = replica.conn();
+    let deadline = Instant::now() + timeout;
+    loop {
+        let info = super::info_section(&mut r, "replication");
+        if info.contains("master_link_status:up") {
+            return;
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "replica on {} never linked up within {timeout:?}; INFO:\n{info}\nlog:\n{}",
+                replica.port,
+                replica.log_text()
+            );
+        }
+        sleep(Duration::from_millis(50));
+    }
+}
+
+/// What a helper program did: whether it exited with 0, and its stdout and stderr together.
+pub struct Ran {
+    pub ok: bool,
+    pub output: String,
+}
+
+/// Run a program with a time limit, its output going to a file in `dir` (no pipe to fill up);
+/// killed (by its own id) when it runs over the limit.
+pub fn run_with_timeout(program: &str, args: &[String], dir: &Path, timeout: Duration) -> Ran {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out_path = dir.join(format!("{program}-{n}.out"));
+    let out = fs::File::create(&out_path).expect("create output file");
+    let err = out.try_clone().expect("clone output file");
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let output = fs::read_to_string(&out_path).unwrap_or_default();
+    match status {
+        Some(s) => Ran {
+            ok: s.success(),
+            output,
+        },
+        None => Ran {
+            ok: false,
+            output: format!(
+                "{program} {} ran over {timeout:?} and was killed; output:\n{output}",
+                args.join(" ")
+            ),
+        },
+    }
+}
+
+/// The last `n` lines of a text (for failure messages).
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
