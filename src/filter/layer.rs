@@ -159,11 +159,14 @@ impl Layer {
         !present
     }
 
-    /// Starts loading the cache lines of the item's probes (a hint; see `prefetch`).
+    /// Starts loading the cache lines of the item's first `probes` probes (a hint; see
+    /// `prefetch`).
     #[inline]
-    pub fn prefetch(&self, hash: ItemHash) {
+    pub fn prefetch(&self, hash: ItemHash, probes: usize) {
         let words = self.words();
-        self.positions(hash).for_each(|(i, _)| prefetch(words, i));
+        self.positions(hash)
+            .take(probes)
+            .for_each(|(i, _)| prefetch(words, i));
     }
 
     /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.
