@@ -3,6 +3,7 @@
 #   make run     build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
 #   make test    install what a fresh Debian machine lacks, build, run every test
 #   make lint    rustfmt and clippy, warnings are errors
+#   make bench   Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz    coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make test-slow  build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 
@@ -13,7 +14,7 @@ MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: build run test lint fuzz deps-build deps-server clean
+.PHONY: build run test lint bench fuzz deps-build deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -34,6 +35,11 @@ test-slow: deps-build deps-server
 lint: deps-build
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Results: target/criterion/ (core) and bench/results/e2e.csv + e2e.svg (end to end).
+bench: deps-server build
+	$(CARGO) bench --bench core
+	python3 bench/e2e.py
 
 # libFuzzer on the stable toolchain: no sanitizer (-s none), coverage only. Seeds are valid
 # encodings written by examples/fuzz_seeds.rs; findings land in fuzz/artifacts/.
