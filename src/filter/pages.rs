@@ -4,7 +4,7 @@
 //! (The price: after a fork, as for BGSAVE, a write copies a 2 MiB page instead of 4 KiB.)
 
 /// Arrays smaller than this stay on normal pages; they fit the TLB's reach anyway.
-pub const HUGE_PAGE_MIN_BYTES: usize = 32 << 20;
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
 /// Advises the kernel to back the whole 2 MiB-aligned part of `words` with huge pages.
 /// A hint only: failure changes nothing.
