@@ -3,25 +3,23 @@
 //! one (~1 GiB, half its bits set, like a filter at its designed load).
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rsbloom::codec::harness::Rng;
 use rsbloom::filter::{Chain, ChainMeta, ItemHash, LayerMeta};
 
 const NO_LIMIT: u64 = u64::MAX;
 const BATCH: usize = 100;
 
-/// xorshift64*, so item streams are reproducible and cost almost nothing to make.
-struct Rng(u64);
+/// Random 16-byte items and their hashes, reproducibly.
+trait Items {
+    fn item(&mut self) -> [u8; 16];
+    fn hashes(&mut self, n: usize) -> Vec<ItemHash>;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
+impl Items for Rng {
     fn item(&mut self) -> [u8; 16] {
         let mut item = [0u8; 16];
-        item[..8].copy_from_slice(&self.next().to_le_bytes());
-        item[8..].copy_from_slice(&self.next().to_le_bytes());
+        item[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        item[8..].copy_from_slice(&self.next_u64().to_le_bytes());
         item
     }
     fn hashes(&mut self, n: usize) -> Vec<ItemHash> {
@@ -46,7 +44,7 @@ fn filter_of(bytes: u64) -> Chain {
     };
     let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
     let mut rng = Rng(0x0BAD_5EED);
-    let chunk: Vec<u8> = (0..1 << 20).map(|_| rng.next() as u8).collect();
+    let chunk: Vec<u8> = (0..1 << 20).map(|_| rng.next_u64() as u8).collect();
     let mut offset = 0;
     while offset < chain.data_len() {
         let len = (chain.data_len() - offset).min(chunk.len() as u64);

@@ -11,6 +11,24 @@ use crate::filter::Chain;
 /// The size limit the harness runs under: small, so every accepted filter is cheap.
 pub const LIMIT: u64 = 1 << 20;
 
+/// xorshift64*: a small, fast, reproducible generator for property tests and benchmarks.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform-enough in `0..n` (0 for n = 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
 /// Checks an accepted filter: valid parameters, usable, and stable through both formats.
 fn check_accepted(chain: &mut Chain) {
     chain

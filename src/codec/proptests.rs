@@ -3,25 +3,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::harness::{self, LIMIT};
+use super::harness::{self, Rng, LIMIT};
 use super::wire::Writer;
 use super::{header, rdb};
 use crate::filter::Chain;
-
-/// xorshift64*: small, fast, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// Values that sit on the edges of every field's range.
 const BOUNDARY_U64: &[u64] = &[
@@ -65,7 +50,7 @@ fn random_chain(rng: &mut Rng) -> Chain {
     let mut chain = Chain::new(error, capacity, expansion, LIMIT).expect("small filter");
     for i in 0..rng.below(600) {
         if chain
-            .add(&(i as u64 ^ rng.next()).to_le_bytes(), LIMIT)
+            .add(&(i as u64 ^ rng.next_u64()).to_le_bytes(), LIMIT)
             .is_err()
         {
             break;
@@ -80,9 +65,9 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
         let at = rng.below(v.len());
         match rng.below(7) {
             0 if !v.is_empty() => v[at] ^= 1 << rng.below(8),
-            1 if !v.is_empty() => v[at] = rng.next() as u8,
+            1 if !v.is_empty() => v[at] = rng.next_u64() as u8,
             2 => v.truncate(at),
-            3 => v.extend((0..1 + rng.below(16)).map(|_| rng.next() as u8)),
+            3 => v.extend((0..1 + rng.below(16)).map(|_| rng.next_u64() as u8)),
             4 => {
                 // Substitute an aligned 8-byte field of the parameter block.
                 let field = rng.below(v.len() / 8) * 8;
@@ -121,7 +106,7 @@ fn mutated_rdb_values_never_panic() {
     let mut rng = Rng(0x5EED_0001);
     let mut accepted = 0;
     for _ in 0..40_000 {
-        let chain = random_chain(&mut Rng(rng.next() | 1));
+        let chain = random_chain(&mut Rng(rng.next_u64() | 1));
         let mut base = Writer::default();
         rdb::save(&chain, &mut base);
         let input = mutate(&mut rng, &base.0);
@@ -136,7 +121,7 @@ fn mutated_rdb_values_never_panic() {
 fn random_bytes_as_rdb_values_never_panic() {
     let mut rng = Rng(0x5EED_0002);
     for _ in 0..20_000 {
-        let input: Vec<u8> = (0..rng.below(300)).map(|_| rng.next() as u8).collect();
+        let input: Vec<u8> = (0..rng.below(300)).map(|_| rng.next_u64() as u8).collect();
         survive(&input, harness::rdb_value);
     }
 }
@@ -145,7 +130,7 @@ fn random_bytes_as_rdb_values_never_panic() {
 fn mutated_loadchunk_sessions_never_panic() {
     let mut rng = Rng(0x5EED_0003);
     for _ in 0..20_000 {
-        let chain = random_chain(&mut Rng(rng.next() | 1));
+        let chain = random_chain(&mut Rng(rng.next_u64() | 1));
         let head = header::encode(&chain);
         let mut session = (head.len() as u16).to_le_bytes().to_vec();
         session.extend_from_slice(&head);
