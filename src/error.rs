@@ -32,6 +32,9 @@ pub enum Error {
     BadIterator,
     /// Persistence or LOADCHUNK data that does not fit the format or the filter.
     BadData(String),
+    /// A valid request this filter cannot serve (for example exporting to a format that
+    /// cannot hold it); the text says why.
+    Unsupported(String),
     /// A bug caught at the module boundary (a panic); the server keeps running.
     Internal,
 }
@@ -64,6 +67,7 @@ impl fmt::Display for Error {
             Error::UnknownInfoField(field) => write!(f, "ERR unknown INFO field '{field}'"),
             Error::BadIterator => f.write_str("ERR bad iterator"),
             Error::BadData(what) => write!(f, "ERR received bad data: {what}"),
+            Error::Unsupported(why) => write!(f, "ERR {why}"),
             Error::Internal => {
                 f.write_str("ERR internal error in the bf module (see the server log)")
             }

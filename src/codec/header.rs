@@ -10,10 +10,16 @@ const MAGIC: &[u8; 4] = b"RSBF";
 const VERSION: u8 = 1;
 
 pub fn encode(chain: &Chain) -> Vec<u8> {
+    encode_meta(&chain.meta())
+}
+
+/// The header of a filter with these parameters, without needing the filter (tools that
+/// convert a stream build it from parameters alone).
+pub fn encode_meta(meta: &ChainMeta) -> Vec<u8> {
     let mut out = Writer(Vec::with_capacity(64));
     out.0.extend_from_slice(MAGIC);
     out.0.push(VERSION);
-    meta::encode(&chain.meta(), &mut out);
+    meta::encode(meta, &mut out);
     out.0
 }
 

@@ -3,6 +3,7 @@
 //! over `RedisModuleIO`, tests supply in-memory ones.
 
 pub mod chunks;
+pub mod guava;
 pub mod harness;
 pub mod header;
 pub mod meta;
