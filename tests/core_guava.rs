@@ -115,3 +115,84 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
         }
     }
 }
+
+/// Every Guava filter imports with the derived parameters, answers as Guava did, and exports
+/// back to the very same bytes; broken inputs are refused.
+#[test]
+fn guava_files_import_and_export_byte_for_byte() {
+    use rsbloom::codec::guava;
+    let limit = 1 << 30;
+    for name in [
+        "n1_p0.01",
+        "n5_p1e-06",
+        "n10_p0.5",
+        "n100_p0.01",
+        "n1000_p0.001",
+        "n100000_p0.01",
+        "n1000000_p0.03",
+    ] {
+        let bin = fs::read(vectors().join(format!("{name}.filter.bin"))).unwrap();
+        let chain = guava::import(&bin, None, None, limit).unwrap();
+        assert_eq!(guava::export(&chain).unwrap(), bin, "{name}");
+        let layer = &chain.layers()[0];
+        assert_eq!(layer.k() as u8, bin[1]);
+        // Derived figures: n = round(m ln2 / k), p = 0.5^k, count = Guava's estimate (capped).
+        let m = layer.bit_size() as f64;
+        assert_eq!(
+            layer.capacity(),
+            (m * std::f64::consts::LN_2 / layer.k() as f64).round() as u64
+        );
+        assert_eq!(layer.error(), 0.5f64.powi(layer.k() as i32));
+        assert!(layer.count() <= layer.capacity());
+        for q in tsv(&format!("{name}.queries.tsv")) {
+            assert_eq!(
+                chain.contains(&unhex(&q[0])),
+                q[1] == "1",
+                "{name}: {}",
+                q[0]
+            );
+        }
+        let given = guava::import(&bin, Some(5_000_000), Some(0.02), limit).unwrap();
+        assert_eq!(given.layers()[0].capacity(), 5_000_000);
+        assert_eq!(given.layers()[0].error(), 0.02);
+    }
+    // The approximate count of n100_p0.01 is Guava's own approximateElementCount (102),
+    // capped at the derived capacity 95; with a larger capacity it shows in full.
+    let bin = fs::read(vectors().join("n100_p0.01.filter.bin")).unwrap();
+    assert_eq!(
+        guava::import(&bin, Some(1000), None, limit)
+            .unwrap()
+            .count(),
+        102
+    );
+
+    let mut bad: Vec<(Vec<u8>, &str)> = vec![
+        (bin[..5].to_vec(), "truncated header"),
+        (bin[..bin.len() - 1].to_vec(), "truncated words"),
+        ([&bin[..], &[0]].concat(), "trailing byte"),
+    ];
+    for (at, value, what) in [
+        (0, 0u8, "strategy 0"),
+        (0, 2, "strategy 2"),
+        (1, 0, "k = 0"),
+        (2, 0x80, "negative length"),
+    ] {
+        let mut b = bin.clone();
+        b[at] = value;
+        bad.push((b, what));
+    }
+    let mut empty = bin[..6].to_vec();
+    empty[2..6].copy_from_slice(&0i32.to_be_bytes());
+    bad.push((empty, "no words"));
+    for (bytes, what) in bad {
+        assert!(
+            guava::import(&bytes, None, None, limit).is_err(),
+            "{what} accepted"
+        );
+    }
+    // The size limit applies before anything is allocated.
+    let mut huge = bin[..6].to_vec();
+    huge[2..6].copy_from_slice(&i32::MAX.to_be_bytes());
+    assert!(guava::import(&huge, None, None, limit).is_err());
+    assert!(guava::import(&bin, None, None, 64).is_err());
+}

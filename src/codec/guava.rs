@@ -109,7 +109,12 @@ pub fn count_ones(data: &[u8]) -> u64 {
 
 /// A whole Guava filter as a new non-scaling filter (validated; sized against `limit`
 /// before allocating). Trailing bytes are refused (Guava ignores them; a copy should not).
-pub fn import(bytes: &[u8], capacity: Option<u64>, error: Option<f64>, limit: u64) -> Result<Chain> {
+pub fn import(
+    bytes: &[u8],
+    capacity: Option<u64>,
+    error: Option<f64>,
+    limit: u64,
+) -> Result<Chain> {
     let header = parse_header(bytes)?;
     if bytes.len() as u64 != header.total_len() {
         return Err(bad_data(format!(

@@ -5,6 +5,7 @@ pub mod arg;
 pub mod args;
 pub mod dump;
 pub mod exists;
+pub mod guava;
 pub mod info;
 pub mod registry;
 pub mod reply;

@@ -7,7 +7,7 @@ use std::ptr;
 
 use redis_module::{raw, Context};
 
-use super::{add, dump, exists, info, reserve};
+use super::{add, dump, exists, guava, info, reserve};
 
 /// A command callback as Redis calls it.
 type CommandFn =
@@ -255,6 +255,33 @@ pub static COMMANDS: &[Doc] = &[
         arity: 4,
         access: Access::Update,
         args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    },
+    Doc {
+        name: c"bf.import",
+        callback: callback!(guava::import),
+        flags: c"write deny-oom",
+        summary:
+            c"Creates a non-scaling Bloom filter from the bytes of Guava's BloomFilter.writeTo()",
+        complexity: c"O(n), n the size of the data",
+        arity: -4,
+        access: Access::Insert,
+        args: &[
+            KEY,
+            arg(c"format", Kind::Text),
+            arg(c"data", Kind::Text),
+            option(c"capacity", Kind::Integer, c"CAPACITY"),
+            option(c"error", Kind::Double, c"ERROR"),
+        ],
+    },
+    Doc {
+        name: c"bf.export",
+        callback: callback!(guava::export),
+        flags: c"readonly",
+        summary: c"Returns a single-layer Bloom filter as Guava's BloomFilter.writeTo() bytes",
+        complexity: c"O(n), n the size of the filter",
+        arity: 3,
+        access: Access::ReadData,
+        args: &[KEY, arg(c"format", Kind::Text)],
     },
 ];
 
