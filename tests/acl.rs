@@ -10,7 +10,7 @@ use common::*;
 use redis::{Connection, Value};
 
 /// (command, arity, is a write, is fast, key spec flags)
-const COMMANDS: [(&str, i64, bool, bool, &[&str]); 11] = [
+const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
     ("bf.reserve", -4, true, false, &["RW", "insert"]),
     ("bf.add", 3, true, false, &["RW", "insert"]),
     ("bf.madd", -3, true, false, &["RW", "insert"]),
@@ -22,6 +22,8 @@ const COMMANDS: [(&str, i64, bool, bool, &[&str]); 11] = [
     ("bf.card", 2, false, true, &["RO"]),
     ("bf.info", -2, false, true, &["RO"]),
     ("bf.debug", 2, false, false, &["RO"]),
+    ("bf.import", -4, true, false, &["RW", "insert"]),
+    ("bf.export", 3, false, false, &["RO", "access"]),
 ];
 
 /// The text of a simple or bulk string.
@@ -115,7 +117,7 @@ fn command_info_declares_arity_flags_and_key_specs() {
         assert_eq!(field(&range, "keystep"), Value::Int(1), "{name}: keystep");
         assert_eq!(field(&range, "limit"), Value::Int(0), "{name}: limit");
     }
-    // Exactly these eleven commands belong to the module.
+    // Exactly these commands belong to the module.
     let listed = strings(&raw(
         &mut c,
         &["COMMAND", "LIST", "FILTERBY", "MODULE", "bf"],
@@ -188,7 +190,7 @@ fn command_docs_describe_every_command() {
 fn command_getkeys_finds_the_key() {
     let s = Server::start();
     let mut c = s.conn();
-    let cases: [&[&str]; 11] = [
+    let cases: [&[&str]; 13] = [
         &["BF.RESERVE", "k", "0.01", "100", "NONSCALING"],
         &["BF.ADD", "k", "x"],
         &["BF.MADD", "k", "x", "y"],
@@ -200,6 +202,8 @@ fn command_getkeys_finds_the_key() {
         &["BF.DEBUG", "k"],
         &["BF.SCANDUMP", "k", "0"],
         &["BF.LOADCHUNK", "k", "1", "data"],
+        &["BF.IMPORT", "k", "GUAVA", "data"],
+        &["BF.EXPORT", "k", "GUAVA"],
     ];
     for args in cases {
         let mut full = vec!["COMMAND", "GETKEYS"];
