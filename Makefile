@@ -6,6 +6,8 @@
 #   make bench   Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz    coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make test-slow  build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
+#   make test-guava  filters exported by rsbloom-cli read by the real Guava (installs a JDK and
+#                    Guava with apt if missing; uses ../shared/tools/guava/GuavaCheck.java)
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -23,8 +25,8 @@ run: deps-server build
 	redis-server redis.conf.example
 
 test: deps-build deps-server
-	$(CARGO) build --release
-	$(CARGO) test --release --all-targets
+	$(CARGO) build --release --workspace
+	$(CARGO) test --release --workspace --all-targets
 
 # The tests marked #[ignore] because they take minutes and gigabytes (not part of `make test`).
 .PHONY: test-slow
@@ -34,7 +36,7 @@ test-slow: deps-build deps-server
 
 lint: deps-build
 	$(CARGO) fmt --check
-	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 # Results: target/criterion/ (core) and bench/results/e2e.csv + e2e.svg (end to end).
 bench: deps-server build
@@ -61,3 +63,19 @@ deps-server:
 
 clean:
 	$(CARGO) clean
+
+# Filters exported by rsbloom-cli read by the real Guava, and Guava's filters imported (not
+# part of `make test`). Guava 31.1 and a JDK come from Debian; GuavaCheck.java from shared/.
+GUAVA_CHECK ?= ../shared/tools/guava/GuavaCheck.java
+GUAVA_JAR   := /usr/share/java/guava.jar
+GUAVA_BUILD := target/guava-check
+.PHONY: test-guava deps-guava
+test-guava: deps-build deps-server deps-guava
+	$(CARGO) build --release --workspace
+	mkdir -p $(GUAVA_BUILD)
+	javac -d $(GUAVA_BUILD) -cp $(GUAVA_JAR) $(GUAVA_CHECK)
+	python3 tools/test-guava.py $(GUAVA_JAR):$(GUAVA_BUILD)
+
+deps-guava:
+	@command -v javac >/dev/null && [ -f $(GUAVA_JAR) ] || \
+		{ $(APT) update -qq && $(APT) install -y -qq default-jdk-headless libguava-java; }

@@ -1,0 +1,545 @@
+//! End-to-end tests of `rsbloom-cli` against real servers with the freshly built module
+//! (the root crate's test fixture; the module is `target/release/librsbloom.so`).
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Once;
+
+use common::{as_int, bf_debug, digest_value, raw, Server, TempDir};
+use redis::Connection;
+
+/// A server with the module. The fixture looks for the module under the package dir, which
+/// for this package is `cli/`: point it at the workspace's build unless told otherwise.
+fn server() -> Server {
+    find_module();
+    Server::start()
+}
+
+fn find_module() {
+    static SET: Once = Once::new();
+    SET.call_once(|| {
+        if std::env::var_os("RSBLOOM_MODULE").is_none() {
+            let so = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/librsbloom.so");
+            std::env::set_var("RSBLOOM_MODULE", so);
+        }
+    });
+}
+
+fn vectors() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/guava")
+}
+
+fn cli(url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rsbloom-cli"))
+        .arg("--url")
+        .arg(url)
+        .args(args)
+        .output()
+        .expect("run rsbloom-cli")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs the tool and asserts success; returns its stderr.
+fn ok(url: &str, args: &[&str]) -> String {
+    let out = cli(url, args);
+    assert!(
+        out.status.success(),
+        "rsbloom-cli {args:?} failed: {}",
+        stderr(&out)
+    );
+    stderr(&out)
+}
+
+/// Runs the tool and asserts exit code 1 and a one-line message containing `want`.
+fn fails(url: &str, args: &[&str], want: &str) -> String {
+    let out = cli(url, args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "rsbloom-cli {args:?}: {err}");
+    assert!(
+        err.contains(want),
+        "rsbloom-cli {args:?}: {err:?} lacks {want:?}"
+    );
+    assert!(err.starts_with("rsbloom-cli: "), "{err:?}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    err
+}
+
+fn keys(con: &mut Connection) -> Vec<String> {
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).unwrap();
+    keys.sort();
+    keys
+}
+
+fn mexists(con: &mut Connection, key: &str, items: &[Vec<u8>]) -> Vec<i64> {
+    let mut out = Vec::with_capacity(items.len());
+    for batch in items.chunks(10_000) {
+        let mut cmd = redis::cmd("BF.MEXISTS");
+        cmd.arg(key);
+        for item in batch {
+            cmd.arg(&item[..]);
+        }
+        let v: Vec<i64> = cmd.query(con).unwrap();
+        out.extend(v);
+    }
+    out
+}
+
+fn items(prefix: &str, n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| format!("{prefix}{i}").into_bytes())
+        .collect()
+}
+
+/// A scaling filter with several layers, dumped in many small chunks.
+fn fill_scaling(con: &mut Connection, key: &str) -> Vec<Vec<u8>> {
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("bf.chunk-bytes")
+        .arg("1000")
+        .query::<()>(con)
+        .unwrap();
+    redis::cmd("BF.RESERVE")
+        .arg(key)
+        .arg(0.01)
+        .arg(200)
+        .query::<()>(con)
+        .unwrap();
+    let added = items("item:", 3000);
+    for batch in added.chunks(1000) {
+        let mut cmd = redis::cmd("BF.MADD");
+        cmd.arg(key);
+        for item in batch {
+            cmd.arg(&item[..]);
+        }
+        cmd.query::<Vec<i64>>(con).unwrap();
+    }
+    assert!(bf_debug(con, key).len() > 3, "expected several layers");
+    added
+}
+
+fn assert_same_filter(
+    a: &mut Connection,
+    ka: &str,
+    b: &mut Connection,
+    kb: &str,
+    probe: &[Vec<u8>],
+) {
+    assert_eq!(bf_debug(a, ka), bf_debug(b, kb));
+    assert_eq!(digest_value(a, ka), digest_value(b, kb));
+    assert_eq!(mexists(a, ka, probe), mexists(b, kb, probe));
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn dump_then_restore_gives_the_same_filter() {
+    let s = server();
+    let mut con = s.conn();
+    let added = fill_scaling(&mut con, "src");
+    let dir = TempDir::new();
+    let file = dir.path().join("src.dump");
+    let f = path_str(&file);
+    let summary = ok(&s.url(), &["dump", "src", f]);
+    assert!(summary.starts_with("dumped src: "), "{summary}");
+    assert!(summary.contains(" chunks, "), "{summary}");
+    assert!(!dir.path().join("src.dump.tmp").exists());
+    let bytes = fs::read(&file).unwrap();
+    assert_eq!(&bytes[..9], b"RSBFDUMP\x01");
+    assert_eq!(&bytes[bytes.len() - 16..], &[0u8; 16]);
+
+    let mut probe = added.clone();
+    probe.extend(items("other:", 3000));
+    ok(&s.url(), &["restore", "copy", f]);
+    assert_same_filter(&mut con, "src", &mut s.conn(), "copy", &probe);
+    assert_eq!(keys(&mut con), ["copy", "src"]);
+
+    // And into another server.
+    let t = server();
+    let mut tcon = t.conn();
+    ok(&t.url(), &["restore", "src", f]);
+    assert_same_filter(&mut con, "src", &mut tcon, "src", &probe);
+    assert_eq!(keys(&mut tcon), ["src"]);
+}
+
+#[test]
+fn restore_refuses_an_existing_key_unless_replace() {
+    let s = server();
+    let mut con = s.conn();
+    let added = fill_scaling(&mut con, "a");
+    redis::cmd("BF.ADD")
+        .arg("b")
+        .arg("x")
+        .query::<i64>(&mut con)
+        .unwrap();
+    let dir = TempDir::new();
+    let file = dir.path().join("a.dump");
+    let f = path_str(&file);
+    ok(&s.url(), &["dump", "a", f]);
+    let err = fails(
+        &s.url(),
+        &["restore", "b", f],
+        "key 'b' exists (use --replace)",
+    );
+    assert!(err.starts_with("rsbloom-cli: restore: "), "{err}");
+    assert_eq!(keys(&mut con), ["a", "b"]);
+    assert_eq!(as_int(&raw(&mut con, &["BF.EXISTS", "b", "x"])), 1);
+    ok(&s.url(), &["restore", "b", f, "--replace"]);
+    assert_same_filter(&mut con, "a", &mut s.conn(), "b", &added);
+    assert_eq!(keys(&mut con), ["a", "b"]);
+    // A plain string key is replaced too; no TTL is left on the result.
+    redis::cmd("SET")
+        .arg("c")
+        .arg("v")
+        .arg("EX")
+        .arg(100)
+        .query::<()>(&mut con)
+        .unwrap();
+    ok(&s.url(), &["restore", "c", f, "--replace"]);
+    assert_eq!(as_int(&raw(&mut con, &["TTL", "c"])), -1);
+    assert_eq!(keys(&mut con), ["a", "b", "c"]);
+}
+
+#[test]
+fn a_damaged_dump_loads_nothing() {
+    let s = server();
+    let mut con = s.conn();
+    fill_scaling(&mut con, "a");
+    let dir = TempDir::new();
+    let file = dir.path().join("a.dump");
+    ok(&s.url(), &["dump", "a", path_str(&file)]);
+    let good = fs::read(&file).unwrap();
+    let bad = dir.path().join("bad.dump");
+    let b = path_str(&bad);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (good[..good.len() / 2].to_vec(), "is truncated"),
+        (good[..good.len() - 16].to_vec(), "is truncated"),
+        (good[..good.len() - 17].to_vec(), "is truncated"),
+        (good[..5].to_vec(), "is truncated"),
+        (b"NOTADUMP\x01".to_vec(), "not an rsbloom-cli dump"),
+        (
+            [&good[..8], &[9], &good[9..]].concat(),
+            "version 9 is not supported",
+        ),
+        (
+            [good.as_slice(), b"x"].concat(),
+            "bytes after the end record",
+        ),
+    ];
+    for (bytes, want) in cases {
+        fs::write(&bad, &bytes).unwrap();
+        fails(&s.url(), &["restore", "r", b], want);
+        assert_eq!(keys(&mut con), ["a"], "after {want}");
+    }
+    // A chunk record dropped from the middle: the iterators no longer follow.
+    let mut records = Vec::new();
+    let mut at = 9;
+    while at < good.len() {
+        let len = u64::from_le_bytes(good[at + 8..at + 16].try_into().unwrap()) as usize;
+        records.push(&good[at..at + 16 + len]);
+        at += 16 + len;
+    }
+    let mut holed = good[..9].to_vec();
+    for (i, r) in records.iter().enumerate() {
+        if i != 3 {
+            holed.extend_from_slice(r);
+        }
+    }
+    fs::write(&bad, &holed).unwrap();
+    fails(&s.url(), &["restore", "r", b], "out of order or damaged");
+    // The end record right after some chunks: the filter is incomplete.
+    let short = [&good[..9], records[0], records[1], &[0u8; 16][..]].concat();
+    fs::write(&bad, &short).unwrap();
+    fails(&s.url(), &["restore", "r", b], "the chunks cover");
+    assert_eq!(keys(&mut con), ["a"]);
+    fails(
+        &s.url(),
+        &["restore", "r", "/nonexistent/x.dump"],
+        "cannot open /nonexistent/x.dump",
+    );
+}
+
+#[test]
+fn copy_between_servers() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    let mut probe = fill_scaling(&mut con, "f");
+    probe.extend(items("other:", 2000));
+    let summary = ok(&s.url(), &["copy", "f", "--to", &t.url()]);
+    assert!(summary.starts_with("copied f: "), "{summary}");
+    assert_same_filter(&mut con, "f", &mut tcon, "f", &probe);
+    ok(
+        &s.url(),
+        &["copy", "f", "--to", &t.url(), "--to-key", "{g}h"],
+    );
+    assert_same_filter(&mut con, "f", &mut tcon, "{g}h", &probe);
+    fails(
+        &s.url(),
+        &["copy", "f", "--to", &t.url()],
+        "key 'f' exists (use --replace)",
+    );
+    ok(&s.url(), &["copy", "f", "--to", &t.url(), "--replace"]);
+    assert_eq!(keys(&mut tcon), ["f", "{g}h"]);
+    fails(
+        &s.url(),
+        &["copy", "missing", "--to", &t.url()],
+        "ERR not found",
+    );
+    assert_eq!(keys(&mut tcon), ["f", "{g}h"]);
+    fails(
+        &s.url(),
+        &["copy", "f", "--to", "redis://127.0.0.1:1"],
+        "cannot connect",
+    );
+}
+
+fn configs() -> Vec<String> {
+    let index = fs::read_to_string(vectors().join("index.json")).unwrap();
+    let list = index.split("\"configs\"").nth(1).unwrap();
+    let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
+    list.split(',')
+        .map(|c| c.trim().trim_matches('"').to_string())
+        .collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn guava_items(config: &str) -> Vec<Vec<u8>> {
+    let path = vectors().join(format!("{config}.items.hex"));
+    match fs::read_to_string(&path) {
+        // Every line ends with a newline; an empty line is the empty item.
+        Ok(text) => text
+            .strip_suffix('\n')
+            .unwrap()
+            .split('\n')
+            .map(unhex)
+            .collect(),
+        Err(_) => {
+            assert_eq!(config, "n1000000_p0.03", "no items file for {config}");
+            items("u:", 1_000_000)
+        }
+    }
+}
+
+fn guava_queries(config: &str) -> (Vec<Vec<u8>>, Vec<i64>) {
+    let text = fs::read_to_string(vectors().join(format!("{config}.queries.tsv"))).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (hex, answer) = l.split_once('\t').unwrap();
+            (unhex(hex), answer.parse::<i64>().unwrap())
+        })
+        .unzip()
+}
+
+#[test]
+fn import_guava_answers_like_guava_and_exports_back_identically() {
+    let s = server();
+    let mut con = s.conn();
+    let dir = TempDir::new();
+    let configs = configs();
+    assert!(configs.len() >= 7, "{configs:?}");
+    for config in &configs {
+        let bin = vectors().join(format!("{config}.filter.bin"));
+        let summary = ok(&s.url(), &["import-guava", config, path_str(&bin)]);
+        assert!(
+            summary.starts_with(&format!("imported {config}: ")),
+            "{summary}"
+        );
+        let added = guava_items(config);
+        assert!(
+            mexists(&mut con, config, &added).iter().all(|&a| a == 1),
+            "{config}"
+        );
+        let (queries, answers) = guava_queries(config);
+        assert_eq!(mexists(&mut con, config, &queries), answers, "{config}");
+        let back = dir.path().join(format!("{config}.bin"));
+        ok(&s.url(), &["export-guava", config, path_str(&back)]);
+        assert_eq!(
+            fs::read(&back).unwrap(),
+            fs::read(&bin).unwrap(),
+            "{config}"
+        );
+    }
+    let bin = vectors().join("n100_p0.01.filter.bin");
+    fails(
+        &s.url(),
+        &["import-guava", "n100_p0.01", path_str(&bin)],
+        "exists (use --replace)",
+    );
+    ok(
+        &s.url(),
+        &[
+            "import-guava",
+            "n100_p0.01",
+            path_str(&bin),
+            "--replace",
+            "--capacity",
+            "500",
+            "--error",
+            "0.001",
+        ],
+    );
+    let debug = bf_debug(&mut con, "n100_p0.01");
+    assert!(
+        debug[1].contains("capacity:500 ") && debug[1].contains("ratio:0.001"),
+        "{debug:?}"
+    );
+    // Bad Guava files load nothing.
+    let before = keys(&mut con);
+    let bad = dir.path().join("bad.bin");
+    let good = fs::read(&bin).unwrap();
+    for (bytes, want) in [
+        (good[..good.len() - 1].to_vec(), "the file has"),
+        ([good.as_slice(), &[0]].concat(), "the file has"),
+        (good[..3].to_vec(), "truncated"),
+        ([&[2u8][..], &good[1..]].concat(), "not MURMUR128_MITZ_64"),
+    ] {
+        fs::write(&bad, bytes).unwrap();
+        fails(&s.url(), &["import-guava", "bad", path_str(&bad)], want);
+    }
+    assert_eq!(keys(&mut con), before);
+}
+
+#[test]
+fn export_guava_refuses_what_guava_cannot_hold() {
+    let s = server();
+    let mut con = s.conn();
+    fill_scaling(&mut con, "multi");
+    let dir = TempDir::new();
+    let out = dir.path().join("multi.bin");
+    fails(
+        &s.url(),
+        &["export-guava", "multi", path_str(&out)],
+        "Guava can hold only a single-layer filter",
+    );
+    assert!(!out.exists());
+    assert!(!dir.path().join("multi.bin.tmp").exists());
+    fails(
+        &s.url(),
+        &["export-guava", "nope", path_str(&out)],
+        "ERR not found",
+    );
+    // A single layer exports even when the chunk size is not a multiple of 8.
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("bf.chunk-bytes")
+        .arg("1001")
+        .query::<()>(&mut con)
+        .unwrap();
+    redis::cmd("BF.RESERVE")
+        .arg("one")
+        .arg(0.001)
+        .arg(5000)
+        .arg("NONSCALING")
+        .query::<()>(&mut con)
+        .unwrap();
+    let added = items("x", 4000);
+    for batch in added.chunks(1000) {
+        let mut cmd = redis::cmd("BF.MADD");
+        cmd.arg("one");
+        for item in batch {
+            cmd.arg(&item[..]);
+        }
+        cmd.query::<Vec<i64>>(&mut con).unwrap();
+    }
+    let one = dir.path().join("one.bin");
+    ok(&s.url(), &["export-guava", "one", path_str(&one)]);
+    ok(&s.url(), &["import-guava", "two", path_str(&one)]);
+    let mut probe = added.clone();
+    probe.extend(items("y", 4000));
+    assert_eq!(
+        mexists(&mut con, "one", &probe),
+        mexists(&mut con, "two", &probe)
+    );
+    let two = dir.path().join("two.bin");
+    ok(&s.url(), &["export-guava", "two", path_str(&two)]);
+    assert_eq!(fs::read(&one).unwrap(), fs::read(&two).unwrap());
+}
+
+#[test]
+fn dump_restore_and_copy_in_a_cluster() {
+    find_module();
+    let cluster = common::cluster::Cluster::start();
+    let port = cluster.live_ports()[0];
+    let url = format!("redis://127.0.0.1:{port}");
+    let mut con = cluster.client();
+    let standalone = server();
+    let mut scon = standalone.conn();
+    let dir = TempDir::new();
+    let added = items("c:", 500);
+    // Keys with a hash tag, without, and with a `}` but no tag (the temporary key is then
+    // found by slot search).
+    for (i, key) in ["plain", "{tag}x", "a}b"].into_iter().enumerate() {
+        let mut cmd = redis::cmd("BF.MADD");
+        cmd.arg(key);
+        for item in &added {
+            cmd.arg(&item[..]);
+        }
+        cmd.query::<Vec<i64>>(&mut con).unwrap();
+        let file = dir.path().join(format!("{i}.dump"));
+        let f = path_str(&file);
+        ok(&url, &["--cluster", "dump", key, f]);
+        let copy = format!("{key}-restored");
+        ok(&url, &["--cluster", "restore", &copy, f]);
+        // DEBUG is not routed by key: ask the owner of the slot.
+        let d =
+            |k: &str| -> String { digest_value(&mut cluster.conn(cluster.owner(k.as_bytes())), k) };
+        assert_eq!(d(key), d(&copy), "{key}");
+        fails(
+            &url,
+            &["--cluster", "restore", &copy, f],
+            "exists (use --replace)",
+        );
+        // From the cluster to a standalone server and back under another name.
+        ok(&url, &["--cluster", "copy", key, "--to", &standalone.url()]);
+        assert_eq!(mexists(&mut scon, key, &added), vec![1; added.len()]);
+        let back = format!("{key}-back");
+        ok(
+            &standalone.url(),
+            &["copy", key, "--to", &url, "--to-cluster", "--to-key", &back],
+        );
+        assert_eq!(d(key), d(&back), "{key}");
+    }
+    let mut all: Vec<String> = Vec::new();
+    for p in cluster.live_ports() {
+        let mut c = cluster.conn(p);
+        let role: String = redis::cmd("ROLE")
+            .query::<Vec<redis::Value>>(&mut c)
+            .map(|v| common::as_text(&v[0]))
+            .unwrap();
+        if role == "master" {
+            all.extend(keys(&mut c));
+        }
+    }
+    all.sort();
+    assert_eq!(
+        all,
+        [
+            "a}b",
+            "a}b-back",
+            "a}b-restored",
+            "plain",
+            "plain-back",
+            "plain-restored",
+            "{tag}x",
+            "{tag}x-back",
+            "{tag}x-restored"
+        ]
+    );
+}
