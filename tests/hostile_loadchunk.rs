@@ -10,7 +10,7 @@
 mod common;
 
 use common::hostile::{key_exists, Guard, Rng};
-use common::model::fmt_g;
+use common::model;
 use common::*;
 use redis::{Connection, Value};
 
@@ -66,14 +66,8 @@ impl Header {
         let total: u128 = self.layers.iter().map(|l| l.count as u128).sum();
         let mut lines = vec![format!("size:{total}")];
         for l in &self.layers {
-            lines.push(format!(
-                "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
-                l.bit_size / 8,
-                l.bit_size,
-                l.k,
-                l.capacity,
-                l.count,
-                fmt_g(l.error)
+            lines.push(model::debug_line(
+                l.bit_size, l.k, l.capacity, l.count, l.error,
             ));
         }
         lines

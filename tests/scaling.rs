@@ -39,12 +39,7 @@ fn hundred_thousand_adds_from_a_thousand() {
         } else {
             card - full_before_last
         };
-        let want = format!(
-            "bytes:{} bits:{} hashes:{k} hashwidth:64 capacity:{cap} size:{count} ratio:{}",
-            8 * words,
-            64 * words,
-            common::model::fmt_g(err)
-        );
+        let want = common::model::debug_line(64 * words, k as u64, cap, count as u64, err);
         assert_eq!(debug[i + 1], want, "layer {i}");
     }
     let info = bf_info(&mut c, "k");

@@ -19,6 +19,15 @@ pub fn sizing_m_k(n: u64, p: f64) -> (u64, u32) {
 }
 
 /// C's `printf("%g", x)` for positive finite x (6 significant digits, trailing zeros cut).
+/// A layer's BF.DEBUG line in RedisBloom's format.
+pub fn debug_line(bit_size: u64, k: u64, capacity: u64, count: u64, error: f64) -> String {
+    format!(
+        "bytes:{} bits:{bit_size} hashes:{k} hashwidth:64 capacity:{capacity} size:{count} ratio:{}",
+        bit_size / 8,
+        fmt_g(error)
+    )
+}
+
 pub fn fmt_g(x: f64) -> String {
     if x == 0.0 {
         return "0".to_string();
@@ -95,15 +104,12 @@ impl Layer {
 
     /// This layer's BF.DEBUG line.
     pub fn debug_line(&self) -> String {
-        let words = self.words.len() as u64;
-        format!(
-            "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
-            8 * words,
-            64 * words,
-            self.k,
+        debug_line(
+            64 * self.words.len() as u64,
+            self.k as u64,
             self.capacity,
             self.count,
-            fmt_g(self.error)
+            self.error,
         )
     }
 }
