@@ -180,15 +180,6 @@ fn dumped_bits(c: &mut redis::Connection, key: &str) -> Vec<u8> {
         .collect()
 }
 
-/// The items a configuration inserted.
-fn inserted_items(config: &str) -> Vec<Vec<u8>> {
-    if config == "n1000000_p0.03" {
-        gen_items("u:", 0..1_000_000)
-    } else {
-        vectors::items(config)
-    }
-}
-
 #[test]
 fn parity_small_configurations() {
     let s = Server::start();
@@ -234,7 +225,7 @@ fn guava_filters_through_loadchunk() {
         }
         loadchunks(&mut c, &key, &chunks);
         assert_eq!(dumped_bits(&mut c, &key), bytes, "{config}: bits read back");
-        let items = inserted_items(config);
+        let items = vectors::inserted(config);
         let misses = mexists_all(&mut c, &key, &items)
             .iter()
             .filter(|&&a| a != 1)

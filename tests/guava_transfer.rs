@@ -22,17 +22,6 @@ fn filter_bin(config: &str) -> Vec<u8> {
     std::fs::read(vectors::dir().join(format!("{config}.filter.bin"))).expect("filter.bin")
 }
 
-/// The inserted items: the items file, or `u:{i}` for the 1M configuration.
-fn inserted(config: &str) -> Vec<Vec<u8>> {
-    if config == "n1000000_p0.03" {
-        (0..1_000_000)
-            .map(|i| format!("u:{i}").into_bytes())
-            .collect()
-    } else {
-        vectors::items(config)
-    }
-}
-
 #[test]
 fn imported_guava_filters_answer_as_guava_and_export_the_same_bytes() {
     let server = Server::start();
@@ -45,7 +34,7 @@ fn imported_guava_filters_answer_as_guava_and_export_the_same_bytes() {
             &[b"BF.IMPORT".as_slice(), key.as_bytes(), b"GUAVA", &bin],
         );
         assert!(
-            mexists_all(&mut c, &key, &inserted(config))
+            mexists_all(&mut c, &key, &vectors::inserted(config))
                 .iter()
                 .all(|&a| a == 1),
             "{config}"
@@ -82,7 +71,7 @@ fn a_filter_built_with_guavas_sizing_exports_guavas_bytes() {
             vectors::meta_u64(config, "n"),
             vectors::meta_f64(config, "p"),
         );
-        let items = inserted(config);
+        let items = vectors::inserted(config);
         let guava = Sizing::guava(n, p);
         // Reserve the smallest capacity >= the item count that keeps Guava's words and k, so
         // every item fits; some configurations put more items in than any such capacity

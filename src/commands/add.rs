@@ -13,21 +13,9 @@ use crate::config;
 use crate::error::{Error, Result};
 use crate::filter::{Chain, ItemHash};
 
-/// How to create a missing filter; `None` means it must exist (INSERT NOCREATE).
-struct Create {
-    error_rate: f64,
-    capacity: u64,
-    expansion: u32,
-}
-
-fn defaults() -> Create {
-    let d = config::defaults();
-    Create {
-        error_rate: d.error_rate,
-        capacity: d.capacity,
-        expansion: d.expansion,
-    }
-}
+/// How to create a missing filter (the configured defaults, overridden by INSERT's options);
+/// `None` where it must exist (INSERT NOCREATE).
+type Create = config::Defaults;
 
 /// What adding a run of items did.
 struct Outcome {
@@ -141,7 +129,7 @@ fn add_all(
 pub fn add(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, 3, "bf.add")?;
     let mut reply = None;
-    add_items(ctx, argv, 2, Some(defaults()), c"bf.add", |r| {
+    add_items(ctx, argv, 2, Some(config::defaults()), c"bf.add", |r| {
         reply = Some(to_reply(r))
     })?;
     reply.ok_or(Error::Internal)
@@ -150,13 +138,13 @@ pub fn add(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
 /// BF.MADD key item [item ...]
 pub fn madd(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, usize::MAX, "bf.madd")?;
-    add_all(ctx, argv, 2, Some(defaults()), c"bf.madd")
+    add_all(ctx, argv, 2, Some(config::defaults()), c"bf.madd")
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
 pub fn insert(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 4, usize::MAX, "bf.insert")?;
-    let mut create = defaults();
+    let mut create = config::defaults();
     let mut shape = Shape::default();
     let mut nocreate = false;
     let mut first_item = None;

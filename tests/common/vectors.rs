@@ -102,3 +102,13 @@ pub fn sizing_rows() -> Vec<(u64, String, i64, i64, u32)> {
         })
         .collect()
 }
+
+/// The items a configuration inserted: its items file, or `u:{i}` for i < 1,000,000 for
+/// `n1000000_p0.03`, which stores no list.
+pub fn inserted(config: &str) -> Vec<Vec<u8>> {
+    if config == "n1000000_p0.03" {
+        super::gen_items("u:", 0..1_000_000)
+    } else {
+        items(config)
+    }
+}
