@@ -3,12 +3,13 @@
 //! Values live in atomics read on every command. Redis has no float config type, so the
 //! error rate is a string config validated on every set.
 
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 use redis_module::configuration::{ConfigurationContext, ConfigurationValue};
-use redis_module::{RedisError, RedisString};
+use redis_module::{enum_configuration, RedisError, RedisString};
 
 use crate::filter::chain::MAX_EXPANSION;
+use crate::filter::Scheme;
 
 pub const DEFAULT_ERROR_RATE: f64 = 0.01;
 pub const DEFAULT_INITIAL_SIZE: i64 = 100;
@@ -58,8 +59,45 @@ pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES
 pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
 pub static BATCH_PREFETCH: AtomicBool = AtomicBool::new(true);
 
-/// Parameters of a filter created implicitly by ADD, MADD or INSERT.
+enum_configuration! {
+    /// `bf.new-filter-format`: the type new filters are created as. The variant names are
+    /// the config's values, hence lower case.
+    #[allow(non_camel_case_types)]
+    #[derive(Debug, PartialEq, Eq, Copy)]
+    pub enum FilterFormat {
+        guava = 0,
+        redisbloom = 1,
+    }
+}
+
+/// Holds a [`FilterFormat`] as its number, readable without a lock on every create.
+pub struct FormatConfig(AtomicI32);
+
+impl ConfigurationValue<FilterFormat> for FormatConfig {
+    fn get(&self, _: &ConfigurationContext) -> FilterFormat {
+        FilterFormat::try_from(self.0.load(Ordering::Relaxed)).unwrap_or(FilterFormat::guava)
+    }
+    fn set(&self, _: &ConfigurationContext, value: FilterFormat) -> Result<(), RedisError> {
+        self.0.store(value.into(), Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+pub static NEW_FILTER_FORMAT: FormatConfig = FormatConfig(AtomicI32::new(0));
+
+/// The scheme (and so the type) of filters created from now on.
+pub fn new_filter_scheme() -> Scheme {
+    if NEW_FILTER_FORMAT.0.load(Ordering::Relaxed) == FilterFormat::redisbloom as i32 {
+        Scheme::RedisBloom
+    } else {
+        Scheme::Guava
+    }
+}
+
+/// Parameters of a filter created implicitly by ADD, MADD or INSERT (RESERVE takes the
+/// scheme and expansion from here too).
 pub struct Defaults {
+    pub scheme: Scheme,
     pub error_rate: f64,
     pub capacity: u64,
     pub expansion: u32,
@@ -67,6 +105,7 @@ pub struct Defaults {
 
 pub fn defaults() -> Defaults {
     Defaults {
+        scheme: new_filter_scheme(),
         error_rate: ERROR_RATE.get(),
         capacity: INITIAL_SIZE.load(Ordering::Relaxed) as u64,
         expansion: EXPANSION.load(Ordering::Relaxed) as u32,
@@ -99,7 +138,7 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
 }
 
 /// Applies `loadmodule` arguments: pairs of a config name (`error-rate`, `initial-size`,
-/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, or RedisBloom's legacy
+/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, or RedisBloom's legacy
 /// `ERROR_RATE` / `INITIAL_SIZE`) and a value. Any bad pair fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
     if !args.len().is_multiple_of(2) {
@@ -130,6 +169,18 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 let v = parse_int(name, value, MIN_BYTES, MAX_CHUNK_BYTES)?;
                 CHUNK_BYTES.store(v, Ordering::Relaxed);
             }
+            "new-filter-format" => {
+                let format = match value.to_ascii_lowercase().as_str() {
+                    "guava" => FilterFormat::guava,
+                    "redisbloom" => FilterFormat::redisbloom,
+                    _ => {
+                        return Err(format!(
+                            "new-filter-format must be guava or redisbloom, got '{value}'"
+                        ))
+                    }
+                };
+                NEW_FILTER_FORMAT.0.store(format.into(), Ordering::Relaxed);
+            }
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }
@@ -155,6 +206,7 @@ mod tests {
             &["expansion-factor", "32769"],
             &["max-filter-bytes", "63"],
             &["chunk-bytes", "1e3"],
+            &["new-filter-format", "bloomier"],
             &["colour", "blue"],
         ] {
             assert!(apply_load_args(args).is_err(), "{args:?} accepted");

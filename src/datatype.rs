@@ -1,5 +1,10 @@
-//! The native data type `RSbloom--` and its callbacks: RDB save/load, AOF rewrite, memory
-//! usage, free, copy and digest. Each callback catches panics: one would abort the server.
+//! The native data types and their callbacks: RDB save/load, AOF rewrite, memory usage,
+//! free, copy and digest. Each callback catches panics: one would abort the server.
+//!
+//! `RSbloom--` holds Guava-scheme filters in our format; `MBbloom--` (RedisBloom's name and
+//! encoding version) holds RedisBloom-scheme filters in RedisBloom's format, so its RDB
+//! files, DUMP payloads and AOFs load here and go back. Both hold a [`Chain`]; only the
+//! RDB callbacks differ.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -7,21 +12,44 @@ use std::ptr;
 
 use redis_module::{native_types::RedisType, raw};
 
-use crate::codec::{chunks, rdb, FieldSink, FieldSource};
+use crate::codec::{chunks, rdb, redisbloom, FieldSink, FieldSource};
 use crate::config;
 use crate::error::{bad_data, Result};
-use crate::filter::Chain;
+use crate::filter::{Chain, Scheme};
 
-/// Nine characters, as Redis requires; RedisBloom's own type is `MBbloom--`.
+/// Nine characters, as Redis requires.
 pub const TYPE_NAME: &str = "RSbloom--";
+/// RedisBloom's type name, used only for filters in its format.
+pub const REDISBLOOM_TYPE_NAME: &str = "MBbloom--";
 
 pub static BLOOM_TYPE: RedisType = RedisType::new(
     TYPE_NAME,
     rdb::ENCODING_VERSION,
+    methods(rdb_load, rdb_save),
+);
+
+pub static REDISBLOOM_TYPE: RedisType = RedisType::new(
+    REDISBLOOM_TYPE_NAME,
+    redisbloom::ENCODING_VERSION,
+    methods(rdb_load_redisbloom, rdb_save_redisbloom),
+);
+
+/// The type that holds filters of this scheme.
+pub fn type_of(scheme: Scheme) -> &'static RedisType {
+    match scheme {
+        Scheme::Guava => &BLOOM_TYPE,
+        Scheme::RedisBloom => &REDISBLOOM_TYPE,
+    }
+}
+
+type RdbLoad = extern "C" fn(*mut raw::RedisModuleIO, c_int) -> *mut c_void;
+type RdbSave = extern "C" fn(*mut raw::RedisModuleIO, *mut c_void);
+
+const fn methods(load: RdbLoad, save: RdbSave) -> raw::RedisModuleTypeMethods {
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
-        rdb_load: Some(rdb_load),
-        rdb_save: Some(rdb_save),
+        rdb_load: Some(load),
+        rdb_save: Some(save),
         aof_rewrite: Some(aof_rewrite),
         mem_usage: Some(mem_usage),
         digest: Some(digest),
@@ -38,8 +66,8 @@ pub static BLOOM_TYPE: RedisType = RedisType::new(
         unlink2: None,
         copy2: None,
         aux_save2: None,
-    },
-);
+    }
+}
 
 /// Logs through the IO's context (the server log) at warning level.
 fn log_io(io: *mut raw::RedisModuleIO, message: &str) {
@@ -83,9 +111,28 @@ impl FieldSource for IoSource {
     }
 }
 
+type Loader = fn(&mut dyn FieldSource, i32, u64) -> Result<Chain>;
+type Saver = fn(&Chain, &mut dyn FieldSink);
+
 extern "C" fn rdb_load(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    load_with(io, encver, rdb::load)
+}
+
+extern "C" fn rdb_load_redisbloom(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    load_with(io, encver, redisbloom::load)
+}
+
+extern "C" fn rdb_save(io: *mut raw::RedisModuleIO, value: *mut c_void) {
+    save_with(io, value, rdb::save)
+}
+
+extern "C" fn rdb_save_redisbloom(io: *mut raw::RedisModuleIO, value: *mut c_void) {
+    save_with(io, value, redisbloom::save)
+}
+
+fn load_with(io: *mut raw::RedisModuleIO, encver: c_int, load: Loader) -> *mut c_void {
     let loaded = catch_unwind(AssertUnwindSafe(|| {
-        rdb::load(&mut IoSource(io), encver, config::max_filter_bytes())
+        load(&mut IoSource(io), encver, config::max_filter_bytes())
     }));
     match loaded {
         Ok(Ok(chain)) => Box::into_raw(Box::new(chain)).cast(),
@@ -100,9 +147,9 @@ extern "C" fn rdb_load(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_voi
     }
 }
 
-extern "C" fn rdb_save(io: *mut raw::RedisModuleIO, value: *mut c_void) {
+fn save_with(io: *mut raw::RedisModuleIO, value: *mut c_void, save: Saver) {
     let chain = unsafe { &*value.cast::<Chain>() };
-    if catch_unwind(AssertUnwindSafe(|| rdb::save(chain, &mut IoSink(io)))).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| save(chain, &mut IoSink(io)))).is_err() {
         log_io(io, "bf: panic while saving a filter");
     }
 }
@@ -158,7 +205,7 @@ extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let header = crate::codec::header::encode(chain);
+        let header = chunks::header_of(chain);
         unsafe { add(md, header.as_ptr().cast(), header.len()) };
         for layer in chain.layers() {
             let words = layer.read_bytes(0, layer.bytes());

@@ -17,8 +17,11 @@ use std::ffi::CStr;
 use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
-use config::{BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES};
-use datatype::BLOOM_TYPE;
+use config::{
+    BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
+    NEW_FILTER_FORMAT,
+};
+use datatype::{BLOOM_TYPE, REDISBLOOM_TYPE};
 
 /// `MAJOR*10000 + MINOR*100 + PATCH`.
 pub const MODULE_VERSION: i32 = 100;
@@ -51,7 +54,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE],
     init: init,
     configurations: [
         i64: [
@@ -66,7 +69,9 @@ redis_module! {
         bool: [
             ["batch-prefetch", &BATCH_PREFETCH, true, ConfigurationFlags::DEFAULT, None],
         ],
-        enum: [],
+        enum: [
+            ["new-filter-format", &NEW_FILTER_FORMAT, config::FilterFormat::guava, ConfigurationFlags::DEFAULT, None],
+        ],
         module_args_as_configuration: false,
     ]
 }

@@ -4,14 +4,33 @@
 //! with `it + len`. The end is `(0, "")`. LOADCHUNK receives the iterator SCANDUMP returned
 //! *after* a chunk, so that chunk starts at `it - 1 - len`.
 
-use super::header;
+use super::{header, redisbloom};
 use crate::error::{bad_data, Error, Result};
-use crate::filter::{Chain, ChainMeta};
+use crate::filter::{Chain, ChainMeta, Scheme};
+
+/// The SCANDUMP header of a filter, in its type's format.
+pub fn header_of(chain: &Chain) -> Vec<u8> {
+    match chain.scheme() {
+        Scheme::Guava => header::encode(chain),
+        Scheme::RedisBloom => redisbloom::encode_header(chain),
+    }
+}
+
+/// Parses a header of either format: ours starts with its magic; anything else is read as
+/// RedisBloom's. A RedisBloom header could start with our magic by chance (its first
+/// bytes are an item count), so that is tried too before giving up.
+pub fn parse_header(data: &[u8], limit: u64) -> Result<ChainMeta> {
+    if !header::has_magic(data) {
+        return redisbloom::decode_header(data, limit);
+    }
+    header::decode(data, limit)
+        .or_else(|ours| redisbloom::decode_header(data, limit).map_err(|_| ours))
+}
 
 /// One SCANDUMP step: the next iterator and the bytes to return.
 pub fn dump_step(chain: &Chain, iter: i64, max_chunk: u64) -> Result<(i64, Vec<u8>)> {
     match iter {
-        0 => Ok((1, header::encode(chain))),
+        0 => Ok((1, header_of(chain))),
         it if it > 0 => match chain.read_chunk(it as u64 - 1, max_chunk) {
             Some(chunk) => Ok((it + chunk.len() as i64, chunk)),
             None => Ok((0, Vec::new())),
@@ -32,7 +51,7 @@ pub enum Load<'a> {
 /// Classifies and checks one LOADCHUNK call.
 pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
     match iter {
-        1 => Ok(Load::Header(header::decode(data, limit)?)),
+        1 => Ok(Load::Header(parse_header(data, limit)?)),
         it if it > 1 => {
             let offset = (it as u64 - 1)
                 .checked_sub(data.len() as u64)

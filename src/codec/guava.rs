@@ -6,7 +6,7 @@
 //! Guava stores no capacity, error rate or count; [`derive_meta`] fills them in.
 
 use crate::error::{bad_data, Error, Result};
-use crate::filter::{Chain, ChainMeta, LayerMeta};
+use crate::filter::{Chain, ChainMeta, LayerMeta, Scheme};
 
 /// Size of the header before the words.
 pub const HEADER_LEN: usize = 6;
@@ -81,14 +81,17 @@ pub fn derive_meta(
     // An all-ones filter estimates infinity; `as` saturates it.
     let count = (estimate as u64).min(capacity);
     ChainMeta {
+        scheme: Scheme::Guava,
         error_rate: error,
         expansion: 0,
+        growth: 0,
         layers: vec![LayerMeta {
             capacity,
             count,
             k: header.k as u32,
             error,
             bit_size: header.bit_size(),
+            bpe: 0.0,
         }],
     }
 }
@@ -133,6 +136,12 @@ pub fn import(
 
 /// The Guava header of a filter Guava can read: one layer, k <= 255.
 pub fn export_header(chain: &Chain) -> Result<Header> {
+    if chain.scheme() != Scheme::Guava {
+        return Err(Error::Unsupported(
+            "filters in RedisBloom's format hash differently and cannot be exported to Guava"
+                .into(),
+        ));
+    }
     let [layer] = chain.layers() else {
         return Err(Error::Unsupported(
             "only single-layer filters can be exported to Guava".into(),

@@ -23,6 +23,11 @@ pub fn encode_meta(meta: &ChainMeta) -> Vec<u8> {
     out.0
 }
 
+/// The bytes start like one of our headers (RedisBloom's do not, see `chunks`).
+pub fn has_magic(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
 /// Parses and validates a header (as strictly as an RDB value).
 pub fn decode(bytes: &[u8], limit: u64) -> Result<ChainMeta> {
     let rest = bytes

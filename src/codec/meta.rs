@@ -7,7 +7,7 @@ use std::mem::size_of;
 
 use super::{FieldSink, FieldSource};
 use crate::error::{bad_data, Result};
-use crate::filter::{ChainMeta, Layer, LayerMeta};
+use crate::filter::{ChainMeta, Layer, LayerMeta, Scheme};
 
 pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
     out.put_u64(0);
@@ -49,11 +49,14 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
             k: to_u32(src.get_u64()?, "number of hashes")?,
             error: src.get_f64()?,
             bit_size: src.get_u64()?,
+            bpe: 0.0,
         });
     }
     let meta = ChainMeta {
+        scheme: Scheme::Guava,
         error_rate,
         expansion,
+        growth: expansion,
         layers,
     };
     meta.validate(limit)?;

@@ -8,6 +8,7 @@ pub mod harness;
 pub mod header;
 pub mod meta;
 pub mod rdb;
+pub mod redisbloom;
 pub mod wire;
 
 use crate::error::Result;

@@ -4,9 +4,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::harness::{self, Rng, LIMIT};
-use super::wire::Writer;
-use super::{header, rdb};
-use crate::filter::Chain;
+use super::wire::{Reader, Writer};
+use super::{chunks, rdb, redisbloom};
+use crate::filter::{Chain, Scheme};
 
 /// Values that sit on the edges of every field's range.
 const BOUNDARY_U64: &[u64] = &[
@@ -43,11 +43,13 @@ const BOUNDARY_F64: &[f64] = &[
     0.999_999_999,
 ];
 
+/// A small filter of either scheme, with a random shape and fill.
 fn random_chain(rng: &mut Rng) -> Chain {
+    let scheme = [Scheme::Guava, Scheme::RedisBloom][rng.below(2)];
     let expansion = rng.below(4) as u32;
     let error = 1e-6 + (rng.below(1000) as f64) / 2001.0;
     let capacity = 1 + rng.below(200) as u64;
-    let mut chain = Chain::new(error, capacity, expansion, LIMIT).expect("small filter");
+    let mut chain = Chain::create(scheme, error, capacity, expansion, LIMIT).expect("small filter");
     for i in 0..rng.below(600) {
         if chain
             .add(&(i as u64 ^ rng.next_u64()).to_le_bytes(), LIMIT)
@@ -108,10 +110,23 @@ fn mutated_rdb_values_never_panic() {
     for _ in 0..40_000 {
         let chain = random_chain(&mut Rng(rng.next_u64() | 1));
         let mut base = Writer::default();
-        rdb::save(&chain, &mut base);
-        let input = mutate(&mut rng, &base.0);
-        survive(&input, harness::rdb_value);
-        accepted += (rdb::load(&mut super::wire::Reader(&input), 1, LIMIT).is_ok()) as u32;
+        let loaded = match chain.scheme() {
+            Scheme::Guava => {
+                rdb::save(&chain, &mut base);
+                let input = mutate(&mut rng, &base.0);
+                survive(&input, harness::rdb_value);
+                let version = rdb::ENCODING_VERSION;
+                rdb::load(&mut Reader(&input), version, LIMIT).is_ok()
+            }
+            Scheme::RedisBloom => {
+                redisbloom::save(&chain, &mut base);
+                let input = mutate(&mut rng, &base.0);
+                survive(&input, harness::redisbloom_value);
+                let version = redisbloom::ENCODING_VERSION;
+                redisbloom::load(&mut Reader(&input), version, LIMIT).is_ok()
+            }
+        };
+        accepted += loaded as u32;
     }
     // Flipped bit-array bytes stay valid, so some mutants must be accepted.
     assert!(accepted > 0);
@@ -123,6 +138,7 @@ fn random_bytes_as_rdb_values_never_panic() {
     for _ in 0..20_000 {
         let input: Vec<u8> = (0..rng.below(300)).map(|_| rng.next_u64() as u8).collect();
         survive(&input, harness::rdb_value);
+        survive(&input, harness::redisbloom_value);
     }
 }
 
@@ -131,7 +147,7 @@ fn mutated_loadchunk_sessions_never_panic() {
     let mut rng = Rng(0x5EED_0003);
     for _ in 0..20_000 {
         let chain = random_chain(&mut Rng(rng.next_u64() | 1));
-        let head = header::encode(&chain);
+        let head = chunks::header_of(&chain);
         let mut session = (head.len() as u16).to_le_bytes().to_vec();
         session.extend_from_slice(&head);
         let mut offset = 0u64;

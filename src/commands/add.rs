@@ -44,7 +44,7 @@ fn add_items(
         Some(chain) => (chain, false),
         None => {
             let c = create.ok_or(Error::NotFound)?;
-            let chain = Chain::new(c.error_rate, c.capacity, c.expansion, limit)?;
+            let chain = Chain::create(c.scheme, c.error_rate, c.capacity, c.expansion, limit)?;
             (store_filter(&key, chain)?, true)
         }
     };
@@ -57,10 +57,10 @@ fn add_items(
     // One item (BF.ADD) needs no heap at all.
     let (one, many): ([ItemHash; 1], Vec<ItemHash>);
     let hashes: &[ItemHash] = if let [item] = items {
-        one = [ItemHash::of(item.as_slice())];
+        one = [chain.hash(item.as_slice())];
         &one
     } else {
-        many = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
+        many = items.iter().map(|i| chain.hash(i.as_slice())).collect();
         &many
     };
     chain.add_batch(hashes, limit, config::batch_prefetch(), |result| {

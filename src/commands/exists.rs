@@ -14,7 +14,7 @@ fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<Reply>
     let key = open_read(ctx, key_name);
     let answers = match read_filter(&key)? {
         Some(chain) => {
-            let hashes: Vec<ItemHash> = items.iter().map(|i| ItemHash::of(i.as_slice())).collect();
+            let hashes: Vec<ItemHash> = items.iter().map(|i| chain.hash(i.as_slice())).collect();
             chain.contains_batch(&hashes, config::batch_prefetch())
         }
         None => vec![false; items.len()],

@@ -17,9 +17,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::{raw, Context};
 
-use crate::datatype::BLOOM_TYPE;
+use crate::codec::redisbloom;
+use crate::datatype::{type_of, BLOOM_TYPE, REDISBLOOM_TYPE};
 use crate::error::{Error, Result};
-use crate::filter::Chain;
+use crate::filter::{Chain, Scheme};
 use arg::Arg;
 use reply::Reply;
 
@@ -73,22 +74,25 @@ pub fn arity(args: &[Arg], min: usize, max: usize, name: &'static str) -> Result
     Ok(())
 }
 
-/// The filter at `key` for reading: `None` if the key is missing, WRONGTYPE if it holds
-/// something else.
+/// The filter at `key` for reading, of either type: `None` if the key is missing,
+/// WRONGTYPE if it holds something else.
 pub fn read_filter(key: &RedisKey) -> Result<Option<&Chain>> {
     key.get_value::<Chain>(&BLOOM_TYPE)
+        .or_else(|_| key.get_value::<Chain>(&REDISBLOOM_TYPE))
         .map_err(|_| Error::WrongType)
 }
 
 /// The filter at `key` for writing, as [`read_filter`].
 pub fn write_filter<'a>(key: &RedisKeyWritable) -> Result<Option<&'a mut Chain>> {
     key.get_value::<Chain>(&BLOOM_TYPE)
+        .or_else(|_| key.get_value::<Chain>(&REDISBLOOM_TYPE))
         .map_err(|_| Error::WrongType)
 }
 
-/// Stores a new filter at an empty key and hands it back for further writes.
+/// Stores a new filter at an empty key, as the type of its scheme, and hands it back for
+/// further writes.
 pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut Chain> {
-    key.set_value(&BLOOM_TYPE, chain)
+    key.set_value(type_of(chain.scheme()), chain)
         .map_err(|_| Error::WrongType)?;
     write_filter(key)?.ok_or(Error::Internal)
 }
@@ -96,6 +100,9 @@ pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut 
 /// Replicates the creation of `chain` at `key` with every parameter spelled out, followed by
 /// `items` if any, so replicas and AOF replays never fill in defaults from their own configs.
 pub fn replicate_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
+    if chain.scheme() == Scheme::RedisBloom {
+        return replicate_redisbloom_creation(ctx, key, chain, items);
+    }
     let capacity = chain
         .layers()
         .first()
@@ -123,6 +130,25 @@ pub fn replicate_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]
         args.extend([b"EXPANSION".as_slice(), expansion.as_bytes(), b"ITEMS"]);
         args.extend(items.iter().map(Arg::as_slice));
         ctx.replicate("BF.INSERT", args.as_slice());
+    }
+}
+
+/// [`replicate_creation`] for a filter in RedisBloom's format, whose type the commands
+/// cannot name: the header of the filter as it was created (its first layer, empty) makes
+/// the replica create the same `MBbloom--` filter, then the items follow. Redis wraps the
+/// two in MULTI/EXEC.
+fn replicate_redisbloom_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
+    let mut meta = chain.meta();
+    meta.layers.truncate(1);
+    for layer in &mut meta.layers {
+        layer.count = 0;
+    }
+    let header = redisbloom::encode_header_meta(&meta);
+    ctx.replicate("BF.LOADCHUNK", &[key.as_slice(), b"1", &header][..]);
+    if !items.is_empty() {
+        let mut args: Vec<&[u8]> = vec![key.as_slice()];
+        args.extend(items.iter().map(Arg::as_slice));
+        ctx.replicate("BF.MADD", args.as_slice());
     }
 }
 

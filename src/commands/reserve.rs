@@ -28,13 +28,15 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         }
         i += 1;
     }
-    let expansion = shape.expansion(config::defaults().expansion)?;
+    let defaults = config::defaults();
+    let expansion = shape.expansion(defaults.expansion)?;
 
     let key = open_write(ctx, &argv[1]);
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
-    let chain = Chain::new(error_rate, capacity, expansion, config::max_filter_bytes())?;
+    let limit = config::max_filter_bytes();
+    let chain = Chain::create(defaults.scheme, error_rate, capacity, expansion, limit)?;
     let chain = store_filter(&key, chain)?;
     replicate_creation(ctx, &argv[1], chain, &[]);
     notify(ctx, c"bf.reserve", &argv[1]);

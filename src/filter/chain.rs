@@ -6,14 +6,21 @@
 
 use std::mem::size_of;
 
-use super::hash::ItemHash;
+use super::hash::{ItemHash, Scheme};
 use super::layer::{Layer, Sizing, MAX_HASHES};
+use super::redisbloom::LinkSizing;
 use crate::error::{bad_data, Error, Result};
 
 /// Each new layer's error is the previous one's times this.
 pub const TIGHTENING: f64 = 0.5;
 /// Largest accepted expansion factor.
 pub const MAX_EXPANSION: u32 = 32768;
+/// The growth RedisBloom records with a non-scaling filter (its default expansion).
+pub const REDISBLOOM_IDLE_GROWTH: u32 = 2;
+/// RedisBloom's `MEMORY USAGE` / `BF.INFO Size` count its chain and link structs at these
+/// sizes (64-bit builds); its filters report the same figures here.
+const REDISBLOOM_CHAIN_BYTES: u64 = 32;
+const REDISBLOOM_LINK_BYTES: u64 = 64;
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
 const PREFETCH_MIN_BYTES: u64 = 2 << 20;
 /// How many items ahead of the one being checked a batch prefetches: enough to keep the
@@ -32,21 +39,31 @@ pub struct LayerMeta {
     pub k: u32,
     pub error: f64,
     pub bit_size: u64,
+    /// Bits per entry as RedisBloom records it (0 for Guava-scheme layers).
+    pub bpe: f64,
 }
 
 /// A chain's parameters without its bits. `expansion == 0` means non-scaling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainMeta {
+    pub scheme: Scheme,
     pub error_rate: f64,
     pub expansion: u32,
+    /// The growth factor the format records: `expansion` when scaling; RedisBloom records
+    /// one for non-scaling filters too (kept so its bytes round-trip).
+    pub growth: u32,
     pub layers: Vec<LayerMeta>,
 }
 
 /// Memory a chain of `layers` layers with `data_bytes` bytes of bits takes: the figure
 /// `BF.INFO Size` and `MEMORY USAGE` report, and the one `bf.max-filter-bytes` limits.
-pub fn memory_for(layers: u64, data_bytes: u64) -> u64 {
-    (size_of::<Chain>() as u64)
-        .saturating_add(layers.saturating_mul(size_of::<Layer>() as u64))
+pub fn memory_for(scheme: Scheme, layers: u64, data_bytes: u64) -> u64 {
+    let (chain, layer) = match scheme {
+        Scheme::Guava => (size_of::<Chain>() as u64, size_of::<Layer>() as u64),
+        Scheme::RedisBloom => (REDISBLOOM_CHAIN_BYTES, REDISBLOOM_LINK_BYTES),
+    };
+    chain
+        .saturating_add(layers.saturating_mul(layer))
         .saturating_add(data_bytes)
 }
 
@@ -77,6 +94,9 @@ impl ChainMeta {
         if self.expansion == 0 && self.layers.len() != 1 {
             return Err(bad_data("non-scaling filter with more than one layer"));
         }
+        if self.scheme == Scheme::RedisBloom && !(1..=MAX_EXPANSION).contains(&self.growth) {
+            return Err(bad_data("growth out of range"));
+        }
         let mut data_bytes = 0u64;
         for (i, layer) in self.layers.iter().enumerate() {
             if layer.capacity == 0 {
@@ -96,9 +116,16 @@ impl ChainMeta {
                     "layer {i}: bit size not a multiple of 64"
                 )));
             }
+            let bpe_ok = match self.scheme {
+                Scheme::Guava => layer.bpe == 0.0,
+                Scheme::RedisBloom => layer.bpe.is_finite() && layer.bpe > 0.0,
+            };
+            if !bpe_ok {
+                return Err(bad_data(format!("layer {i}: bad bits per entry")));
+            }
             data_bytes = data_bytes.saturating_add(layer.bit_size / 8);
         }
-        let needed = memory_for(self.layers.len() as u64, data_bytes);
+        let needed = memory_for(self.scheme, self.layers.len() as u64, data_bytes);
         check_limit(needed, limit).map_err(|_| {
             bad_data(format!(
                 "filter of {needed} bytes is over bf.max-filter-bytes ({limit})"
@@ -110,23 +137,42 @@ impl ChainMeta {
 /// A Bloom filter: one or more layers, newest last.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chain {
+    scheme: Scheme,
     error_rate: f64,
     expansion: u32,
+    growth: u32,
     layers: Vec<Layer>,
 }
 
 impl Chain {
+    /// A new Guava-scheme filter; see [`Chain::create`].
+    pub fn new(error_rate: f64, capacity: u64, expansion: u32, limit: u64) -> Result<Chain> {
+        Chain::create(Scheme::Guava, error_rate, capacity, expansion, limit)
+    }
+
     /// A new filter with one empty layer, or `TooLarge` before allocating anything.
     /// Arguments are assumed in range (the command layer checks them).
-    pub fn new(error_rate: f64, capacity: u64, expansion: u32, limit: u64) -> Result<Chain> {
+    pub fn create(
+        scheme: Scheme,
+        error_rate: f64,
+        capacity: u64,
+        expansion: u32,
+        limit: u64,
+    ) -> Result<Chain> {
         let first_error = if expansion == 0 {
             error_rate
         } else {
             error_rate * TIGHTENING
         };
+        let growth = match (scheme, expansion) {
+            (Scheme::RedisBloom, 0) => REDISBLOOM_IDLE_GROWTH,
+            _ => expansion,
+        };
         let mut chain = Chain {
+            scheme,
             error_rate,
             expansion,
+            growth,
             layers: Vec::new(),
         };
         chain.push_layer(capacity, first_error, limit)?;
@@ -142,12 +188,29 @@ impl Chain {
             .iter()
             .map(|l| {
                 let words = vec![0u64; (l.bit_size / 64) as usize];
-                Layer::from_words(l.capacity, l.count, l.error, l.k, words)
+                Layer::from_words(l.capacity, l.count, l.error, l.k, words).with_bpe(l.bpe)
             })
             .collect();
         Ok(Chain {
+            scheme: meta.scheme,
             error_rate: meta.error_rate,
             expansion: meta.expansion,
+            growth: meta.growth,
+            layers,
+        })
+    }
+
+    /// A filter from validated parameters and layers that already hold their bits (formats
+    /// that interleave parameters and bit arrays).
+    pub fn from_layers(meta: &ChainMeta, layers: Vec<Layer>) -> Result<Chain> {
+        if layers.len() != meta.layers.len() {
+            return Err(Error::Internal);
+        }
+        Ok(Chain {
+            scheme: meta.scheme,
+            error_rate: meta.error_rate,
+            expansion: meta.expansion,
+            growth: meta.growth,
             layers,
         })
     }
@@ -155,8 +218,10 @@ impl Chain {
     /// The parameters persistence formats store.
     pub fn meta(&self) -> ChainMeta {
         ChainMeta {
+            scheme: self.scheme,
             error_rate: self.error_rate,
             expansion: self.expansion,
+            growth: self.growth,
             layers: self
                 .layers
                 .iter()
@@ -166,17 +231,27 @@ impl Chain {
                     k: l.k(),
                     error: l.error(),
                     bit_size: l.bit_size(),
+                    bpe: l.bpe(),
                 })
                 .collect(),
         }
     }
 
     fn push_layer(&mut self, capacity: u64, error: f64, limit: u64) -> Result<()> {
-        let sizing = Sizing::guava(capacity, error);
-        let data = self.data_len().saturating_add(sizing.bytes());
-        let needed = memory_for(self.layers.len() as u64 + 1, data);
+        let (k, words, bpe) = match self.scheme {
+            Scheme::Guava => {
+                let s = Sizing::guava(capacity, error);
+                (s.k, s.words, 0.0)
+            }
+            Scheme::RedisBloom => {
+                let s = LinkSizing::of(capacity, error);
+                (s.k, s.words, s.bpe)
+            }
+        };
+        let data = self.data_len().saturating_add(words.saturating_mul(8));
+        let needed = memory_for(self.scheme, self.layers.len() as u64 + 1, data);
         check_limit(needed, limit)?;
-        if sizing.k > MAX_HASHES || !valid_rate(error) {
+        if k == 0 || k > MAX_HASHES || !valid_rate(error) {
             // Only reachable after ~1000 tightenings, long after any sane limit.
             return Err(Error::TooLarge {
                 needed: u64::MAX,
@@ -184,14 +259,20 @@ impl Chain {
             });
         }
         self.layers
-            .push(Layer::new(capacity, error, sizing.k, sizing.words));
+            .push(Layer::new(capacity, error, k, words).with_bpe(bpe));
         Ok(())
     }
 
     /// Adds an item: `Ok(true)` if it was new, `Ok(false)` if it was (probably) present.
     /// A full last layer grows the chain, or fails with `Full` when it does not scale.
     pub fn add(&mut self, item: &[u8], limit: u64) -> Result<bool> {
-        self.add_hash(ItemHash::of(item), limit)
+        self.add_hash(self.hash(item), limit)
+    }
+
+    /// The item's hash under this filter's scheme (for the `_hash` and batch methods).
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        self.scheme.hash(item)
     }
 
     /// [`Chain::add`] for an already hashed item.
@@ -220,7 +301,7 @@ impl Chain {
 
     /// The item is (probably) in the filter: all probes of some layer are set.
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.contains_hash(ItemHash::of(item))
+        self.contains_hash(self.hash(item))
     }
 
     /// [`Chain::contains`] for an already hashed item. Newest layers first: they are the
@@ -303,6 +384,13 @@ impl Chain {
     pub fn layers(&self) -> &[Layer] {
         &self.layers
     }
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+    /// The growth factor the format records (see [`ChainMeta::growth`]).
+    pub fn growth(&self) -> u32 {
+        self.growth
+    }
     pub fn error_rate(&self) -> f64 {
         self.error_rate
     }
@@ -332,7 +420,7 @@ impl Chain {
     }
     /// The filter's memory in bytes (`BF.INFO Size`, `MEMORY USAGE`).
     pub fn memory_bytes(&self) -> u64 {
-        memory_for(self.layers.len() as u64, self.data_len())
+        memory_for(self.scheme, self.layers.len() as u64, self.data_len())
     }
 
     /// The layer holding data byte `offset`, and that layer's first byte.
@@ -429,7 +517,7 @@ mod tests {
 
     #[test]
     fn growth_stops_at_the_limit_before_allocating() {
-        let limit = memory_for(2, 200);
+        let limit = memory_for(Scheme::Guava, 2, 200);
         let mut c = Chain::new(0.01, 10, 2, limit).unwrap();
         let mut last = Ok(true);
         for i in 0..10_000u32 {
@@ -478,12 +566,18 @@ mod tests {
     /// that fills up: the batch paths must answer exactly like one item at a time.
     #[test]
     fn batches_answer_like_single_items() {
+        for scheme in [Scheme::Guava, Scheme::RedisBloom] {
+            batches_answer_like_single_items_in(scheme);
+        }
+    }
+
+    fn batches_answer_like_single_items_in(scheme: Scheme) {
         let items: Vec<ItemHash> = (0..3000u32)
-            .map(|i| ItemHash::of(&(i % 2200).to_le_bytes()))
+            .map(|i| scheme.hash(&(i % 2200).to_le_bytes()))
             .collect();
         for (capacity, expansion) in [(1_000_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
             // Layers over 2 MB take the prefetching path too.
-            let fresh = Chain::new(0.0001, capacity, expansion, NO_LIMIT).unwrap();
+            let fresh = Chain::create(scheme, 0.0001, capacity, expansion, NO_LIMIT).unwrap();
             let mut single = fresh.clone();
             let expected: Vec<Result<bool>> = items
                 .iter()
@@ -507,7 +601,7 @@ mod tests {
                     assert_eq!(batch, single);
                 }
                 let probe: Vec<ItemHash> = (0..5000u32)
-                    .map(|i| ItemHash::of(&i.to_le_bytes()))
+                    .map(|i| scheme.hash(&i.to_le_bytes()))
                     .collect();
                 let answers = batch.contains_batch(&probe, prefetch);
                 let one_by_one: Vec<bool> = probe.iter().map(|&h| batch.contains_hash(h)).collect();

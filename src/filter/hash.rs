@@ -1,19 +1,45 @@
 //! The one hashing seam: item bytes -> two 64-bit hashes -> the probe sequence.
 //!
-//! This is Guava's `MURMUR128_MITZ_64` strategy bit for bit: MurmurHash3_x64_128 with seed 0
+//! [`Scheme`] picks how: Guava's (every filter this module creates by default) or
+//! RedisBloom's (filters kept in its format, see [`redisbloom`](super::redisbloom)).
+//!
+//! The Guava scheme is its `MURMUR128_MITZ_64` strategy bit for bit: MurmurHash3_x64_128 with seed 0
 //! over the raw item bytes gives `(h1, h2)`; probe `i` is `(h1 + i*h2) & i64::MAX` taken modulo
 //! the layer's bit size (the mask clears the sign bit, it is not `abs`). A filter built here
 //! holds exactly the bits Guava's `BloomFilter<byte[]>` would.
 
-/// The two hash words of one item, computed once and reused for every layer of a chain.
+/// How a filter hashes items and sizes its layers; fixed for the filter's lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Guava's `MURMUR128_MITZ_64` and Guava's sizing (type `RSbloom--`).
+    Guava,
+    /// RedisBloom's MurmurHash64A pair and its sizing (type `MBbloom--`).
+    RedisBloom,
+}
+
+impl Scheme {
+    /// The item's hash words under this scheme (binary safe, nothing re-encoded).
+    #[inline]
+    pub fn hash(self, item: &[u8]) -> ItemHash {
+        match self {
+            Scheme::Guava => ItemHash::of(item),
+            Scheme::RedisBloom => super::redisbloom::hash(item),
+        }
+    }
+}
+
+/// The two hash words of one item, computed once and reused for every layer of a chain,
+/// and the mask that turns their combination into a probe value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ItemHash {
     pub h1: u64,
     pub h2: u64,
+    /// `i64::MAX` for Guava (it clears the sign bit), all ones for RedisBloom.
+    pub mask: u64,
 }
 
 impl ItemHash {
-    /// Hashes the item's bytes exactly as they are (binary safe, nothing re-encoded).
+    /// Guava's hash of the item's bytes.
     pub fn of(item: &[u8]) -> ItemHash {
         let mut source = item;
         // Reading from a slice cannot fail, so the error arm is never taken.
@@ -21,16 +47,17 @@ impl ItemHash {
         ItemHash {
             h1: h as u64,
             h2: (h >> 64) as u64,
+            mask: i64::MAX as u64,
         }
     }
 
-    /// The `k` probe values `(h1 + i*h2) & i64::MAX`; probe `i` lands on bit
+    /// The `k` probe values `(h1 + i*h2) & mask` (wrapping); probe `i` lands on bit
     /// `value % bit_size` of a layer.
     #[inline(always)]
     pub fn probe_values(self, k: u32) -> impl Iterator<Item = u64> {
         let mut combined = self.h1;
         (0..k).map(move |_| {
-            let value = combined & i64::MAX as u64;
+            let value = combined & self.mask;
             combined = combined.wrapping_add(self.h2);
             value
         })
@@ -49,7 +76,7 @@ mod tests {
     #[test]
     fn empty_item_hashes_to_zero_and_probes_bit_zero() {
         let h = ItemHash::of(b"");
-        assert_eq!(h, ItemHash { h1: 0, h2: 0 });
+        assert_eq!((h.h1, h.h2), (0, 0));
         assert!(h.probes(5, 960).all(|b| b == 0));
     }
 

@@ -53,6 +53,9 @@ pub struct Layer {
     capacity: u64,
     count: u64,
     error: f64,
+    /// Bits per entry as RedisBloom's format records it; 0 in Guava-scheme layers, whose
+    /// formats do not carry it.
+    bpe: f64,
 }
 
 /// A deep copy (for `COPY`), through `from_words` so the copy gets huge pages too.
@@ -65,6 +68,7 @@ impl Clone for Layer {
             self.k,
             self.words().to_vec(),
         )
+        .with_bpe(self.bpe)
     }
 }
 
@@ -85,7 +89,14 @@ impl Layer {
             capacity,
             count,
             error,
+            bpe: 0.0,
         }
+    }
+
+    /// The same layer recording `bpe` bits per entry (RedisBloom's format stores it).
+    pub fn with_bpe(mut self, bpe: f64) -> Layer {
+        self.bpe = bpe;
+        self
     }
 
     pub fn k(&self) -> u32 {
@@ -99,6 +110,9 @@ impl Layer {
     }
     pub fn error(&self) -> f64 {
         self.error
+    }
+    pub fn bpe(&self) -> f64 {
+        self.bpe
     }
     pub fn bit_size(&self) -> u64 {
         self.bits.len() as u64

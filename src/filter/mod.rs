@@ -7,7 +7,8 @@ pub mod hash;
 pub mod layer;
 pub mod pages;
 pub mod prefetch;
+pub mod redisbloom;
 
 pub use chain::{Chain, ChainMeta, LayerMeta};
-pub use hash::ItemHash;
+pub use hash::{ItemHash, Scheme};
 pub use layer::{Layer, Sizing};
