@@ -11,7 +11,7 @@
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := rdb_value loadchunk_session
+FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get

@@ -4,7 +4,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rsbloom::codec::harness::Rng;
-use rsbloom::filter::{Chain, ChainMeta, ItemHash, LayerMeta};
+use rsbloom::filter::{Chain, ChainMeta, ItemHash, LayerMeta, Scheme};
 
 const NO_LIMIT: u64 = u64::MAX;
 const BATCH: usize = 100;
@@ -36,10 +36,13 @@ fn filter_of(bytes: u64) -> Chain {
         k: 7,
         error: 0.01,
         bit_size: bytes * 8,
+        bpe: 0.0,
     };
     let meta = ChainMeta {
+        scheme: Scheme::Guava,
         error_rate: 0.01,
         expansion: 0,
+        growth: 0,
         layers: vec![layer],
     };
     let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
@@ -62,6 +65,9 @@ fn hashing(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.bench_function("murmur3_x64_128/16B", |b| {
         b.iter(|| ItemHash::of(black_box(&item)))
+    });
+    g.bench_function("murmur64a_pair/16B", |b| {
+        b.iter(|| Scheme::RedisBloom.hash(black_box(&item)))
     });
     g.finish();
 }

@@ -126,7 +126,7 @@ pub struct DumpReader<R> {
     iter: u64,
     /// Bytes of filter data the header announces.
     pub data_len: u64,
-    /// The header record's bytes (an rsbloom SCANDUMP header).
+    /// The header record's bytes (a SCANDUMP header, ours or RedisBloom's).
     pub header: Vec<u8>,
     done: bool,
 }
@@ -172,7 +172,7 @@ impl<R: Read> DumpReader<R> {
                 reader.name
             ));
         }
-        let meta = rsbloom::codec::header::decode(&header, u64::MAX).map_err(|e| {
+        let meta = rsbloom::codec::chunks::parse_header(&header, u64::MAX).map_err(|e| {
             Fail(format!(
                 "{}: bad filter header: {}",
                 reader.name,

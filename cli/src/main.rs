@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::thread;
 
 use clap::{Parser, Subcommand};
-use rsbloom::codec::{guava, header};
+use rsbloom::codec::{chunks, guava, header};
 
 use dumpfile::{DumpReader, DumpWriter, Record, TmpFile};
 use fail::{fail, Context, Fail, Result};
@@ -145,7 +145,7 @@ fn run(cli: &Cli) -> Result<()> {
 
 /// The data length a SCANDUMP header announces (0 if this tool cannot read the header).
 fn data_len_of(header_bytes: &[u8]) -> u64 {
-    header::decode(header_bytes, u64::MAX)
+    chunks::parse_header(header_bytes, u64::MAX)
         .map(|m| m.layers.iter().map(|l| l.bit_size / 8).sum())
         .unwrap_or(0)
 }

@@ -167,8 +167,9 @@ fn mutated_loadchunk_sessions_never_panic() {
 fn fuzz_regressions_pass() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
     type Check = fn(&[u8]);
-    let targets: [(&str, Check); 2] = [
+    let targets: [(&str, Check); 3] = [
         ("rdb_value", harness::rdb_value),
+        ("redisbloom_value", harness::redisbloom_value),
         ("loadchunk_session", harness::loadchunk_session),
     ];
     let mut seen = 0;
