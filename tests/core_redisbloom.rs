@@ -129,8 +129,16 @@ fn murmur64a_matches_every_line() {
         let cols: Vec<&str> = row.split('\t').collect();
         let item = unhex(cols[0]);
         let h = redisbloom::hash(&item);
-        let want = (u64::from_str_radix(cols[1], 16), u64::from_str_radix(cols[2], 16));
-        assert_eq!((h.h1, h.h2), (want.0.unwrap(), want.1.unwrap()), "{}", cols[0]);
+        let want = (
+            u64::from_str_radix(cols[1], 16),
+            u64::from_str_radix(cols[2], 16),
+        );
+        assert_eq!(
+            (h.h1, h.h2),
+            (want.0.unwrap(), want.1.unwrap()),
+            "{}",
+            cols[0]
+        );
         assert_eq!(redisbloom::murmur64a(&item, h.h1), h.h2);
     }
 }
@@ -179,6 +187,10 @@ fn rebuilding_from_items_gives_redisbloom_bits_and_replies() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(zeros, recorded, "{name}: adds that answered 0");
-        assert_eq!(dump(&chain), scandump(name), "{name}: bits or header differ");
+        assert_eq!(
+            dump(&chain),
+            scandump(name),
+            "{name}: bits or header differ"
+        );
     }
 }
