@@ -41,12 +41,10 @@ pub struct ItemHash {
 impl ItemHash {
     /// Guava's hash of the item's bytes.
     pub fn of(item: &[u8]) -> ItemHash {
-        let mut source = item;
-        // Reading from a slice cannot fail, so the error arm is never taken.
-        let h = murmur3::murmur3_x64_128(&mut source, 0).unwrap_or_default();
+        let (h1, h2) = super::murmur3::x64_128(item);
         ItemHash {
-            h1: h as u64,
-            h2: (h >> 64) as u64,
+            h1,
+            h2,
             mask: i64::MAX as u64,
         }
     }

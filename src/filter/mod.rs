@@ -5,6 +5,7 @@ pub mod chain;
 pub mod divisor;
 pub mod hash;
 pub mod layer;
+pub mod murmur3;
 pub mod pages;
 pub mod prefetch;
 pub mod redisbloom;
