@@ -10,9 +10,14 @@ use crate::filter::{Chain, ChainMeta, Scheme};
 
 /// The SCANDUMP header of a filter, in its type's format.
 pub fn header_of(chain: &Chain) -> Vec<u8> {
-    match chain.scheme() {
-        Scheme::Guava => header::encode(chain),
-        Scheme::RedisBloom => redisbloom::encode_header(chain),
+    header_of_meta(&chain.meta())
+}
+
+/// The SCANDUMP header of a filter with these parameters, in its scheme's type's format.
+pub fn header_of_meta(meta: &ChainMeta) -> Vec<u8> {
+    match meta.scheme {
+        Scheme::Guava => header::encode_meta(meta),
+        Scheme::RedisBloom => redisbloom::encode_header_meta(meta),
     }
 }
 

@@ -17,10 +17,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::{raw, Context};
 
-use crate::codec::redisbloom;
+use crate::codec::chunks;
 use crate::datatype::{type_of, BLOOM_TYPE, REDISBLOOM_TYPE};
 use crate::error::{Error, Result};
-use crate::filter::{Chain, Scheme};
+use crate::filter::Chain;
 use arg::Arg;
 use reply::Reply;
 
@@ -97,53 +97,18 @@ pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut 
     write_filter(key)?.ok_or(Error::Internal)
 }
 
-/// Replicates the creation of `chain` at `key` with every parameter spelled out, followed by
-/// `items` if any, so replicas and AOF replays never fill in defaults from their own configs.
+/// Replicates the creation of `chain` at `key`, then `items` if any: the SCANDUMP header of
+/// the filter as it was created (its first layer, empty) as `BF.LOADCHUNK key 1 <header>`,
+/// then `BF.MADD key items...`; Redis wraps the two in MULTI/EXEC. The header pins the type
+/// and every parameter, so a replica or an AOF replay never fills in defaults or a
+/// `bf.new-filter-format` of its own.
 pub fn replicate_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
-    if chain.scheme() == Scheme::RedisBloom {
-        return replicate_redisbloom_creation(ctx, key, chain, items);
-    }
-    let capacity = chain
-        .layers()
-        .first()
-        .map_or(1, |l| l.capacity())
-        .to_string();
-    // `{}` prints the shortest text that parses back to the very same f64.
-    let error = chain.error_rate().to_string();
-    let expansion = chain.expansion().to_string();
-    let mut args: Vec<&[u8]> = vec![key.as_slice()];
-    if items.is_empty() {
-        args.extend([
-            error.as_bytes(),
-            capacity.as_bytes(),
-            b"EXPANSION",
-            expansion.as_bytes(),
-        ]);
-        ctx.replicate("BF.RESERVE", args.as_slice());
-    } else {
-        args.extend([
-            b"CAPACITY".as_slice(),
-            capacity.as_bytes(),
-            b"ERROR",
-            error.as_bytes(),
-        ]);
-        args.extend([b"EXPANSION".as_slice(), expansion.as_bytes(), b"ITEMS"]);
-        args.extend(items.iter().map(Arg::as_slice));
-        ctx.replicate("BF.INSERT", args.as_slice());
-    }
-}
-
-/// [`replicate_creation`] for a filter in RedisBloom's format, whose type the commands
-/// cannot name: the header of the filter as it was created (its first layer, empty) makes
-/// the replica create the same `MBbloom--` filter, then the items follow. Redis wraps the
-/// two in MULTI/EXEC.
-fn replicate_redisbloom_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
     let mut meta = chain.meta();
     meta.layers.truncate(1);
     for layer in &mut meta.layers {
         layer.count = 0;
     }
-    let header = redisbloom::encode_header_meta(&meta);
+    let header = chunks::header_of_meta(&meta);
     ctx.replicate("BF.LOADCHUNK", &[key.as_slice(), b"1", &header][..]);
     if !items.is_empty() {
         let mut args: Vec<&[u8]> = vec![key.as_slice()];

@@ -82,7 +82,9 @@ impl ChainMeta {
     /// Checks everything a persisted or received filter claims before a byte is allocated:
     /// ranges, consistency between fields, and the total size against `limit`.
     pub fn validate(&self, limit: u64) -> Result<()> {
-        if !valid_rate(self.error_rate) {
+        // RedisBloom records no chain error rate (its codec infers one from the first
+        // link, which may be anything in (0, 1)); ours is the one new layers derive from.
+        if self.scheme == Scheme::Guava && !valid_rate(self.error_rate) {
             return Err(bad_data("error rate out of range"));
         }
         if self.expansion > MAX_EXPANSION {
