@@ -6,159 +6,24 @@
 //! bytes big-endian: the type name in the high 54 bits, the encoding version in the low 10),
 //! the module value as typed fields, `0x00` (the module EOF opcode), the RDB version (2 bytes
 //! LE) and the CRC-64 of everything before it (8 bytes LE). The payloads here are built from
-//! scratch; only the module id and the RDB version are taken from a real `DUMP`.
+//! scratch (with the helpers of `common::rdb`); only the module id and the RDB version are
+//! taken from a real `DUMP`.
 
 mod common;
 
-use common::hostile::{key_exists, Guard, Rng};
+use common::hostile::{mutate, Guard, Rng};
 use common::model;
+use common::rdb::*;
 use common::*;
 use redis::{Connection, Value};
 
-const BAD_DATA: &str = "ERR Bad data format";
 /// The largest number of hashes a layer may have (the persistence contract).
 const MAX_K: u64 = 1100;
 const MAX_EXPANSION: u64 = 32768;
-/// Field opcodes of a module value (RDB_MODULE_OPCODE_*).
-const OP_EOF: u8 = 0;
-const OP_SINT: u8 = 1;
-const OP_UINT: u8 = 2;
-const OP_FLOAT: u8 = 3;
-const OP_DOUBLE: u8 = 4;
-const OP_STRING: u8 = 5;
 
 // ---------------------------------------------------------------------------------------
 // Encoding
 // ---------------------------------------------------------------------------------------
-
-/// Redis's CRC-64 (Jones polynomial, reflected, init 0, no final xor), bit by bit.
-fn crc64(bytes: &[u8]) -> u64 {
-    // 0xad93d23594c935a9 with its 64 bits in reverse order.
-    const POLY_REFLECTED: u64 = 0x95ac_9329_ac4b_c9b5;
-    let mut crc = 0u64;
-    for &b in bytes {
-        crc ^= b as u64;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY_REFLECTED
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
-}
-
-/// An RDB length in its shortest form, as `rdbSaveLen` writes it.
-fn rdb_len(v: u64) -> Vec<u8> {
-    if v < 1 << 6 {
-        vec![v as u8]
-    } else if v < 1 << 14 {
-        vec![0x40 | (v >> 8) as u8, v as u8]
-    } else if v <= u32::MAX as u64 {
-        let mut out = vec![0x80];
-        out.extend_from_slice(&(v as u32).to_be_bytes());
-        out
-    } else {
-        let mut out = vec![0x81];
-        out.extend_from_slice(&v.to_be_bytes());
-        out
-    }
-}
-
-/// One field of a module value.
-#[derive(Clone, Debug)]
-enum F {
-    /// Opcode 2, then the value as an RDB length.
-    U(u64),
-    /// Opcode 4, then 8 bytes little-endian.
-    D(f64),
-    /// Opcode 5, then a raw (uncompressed) RDB string.
-    S(Vec<u8>),
-    /// Bytes written as they are (odd encodings, garbage).
-    Raw(Vec<u8>),
-}
-
-fn encode_fields(fields: &[F]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for f in fields {
-        match f {
-            F::U(v) => {
-                out.push(OP_UINT);
-                out.extend(rdb_len(*v));
-            }
-            F::D(d) => {
-                out.push(OP_DOUBLE);
-                out.extend_from_slice(&d.to_le_bytes());
-            }
-            F::S(s) => {
-                out.push(OP_STRING);
-                out.extend(rdb_len(s.len() as u64));
-                out.extend_from_slice(s);
-            }
-            F::Raw(r) => out.extend_from_slice(r),
-        }
-    }
-    out
-}
-
-/// What a payload is wrapped in, taken from a real DUMP of this module's type.
-#[derive(Clone)]
-struct Frame {
-    /// `0x07`, `0x81` and the 8-byte module id.
-    head: Vec<u8>,
-    /// The RDB version, 2 bytes LE.
-    version: [u8; 2],
-}
-
-impl Frame {
-    fn from_dump(dump: &[u8]) -> Frame {
-        assert!(dump.len() > 20, "DUMP too short: {dump:?}");
-        assert_eq!(dump[0], 7, "DUMP does not hold a RDB_TYPE_MODULE_2 value");
-        assert_eq!(dump[1], 0x81, "module id is not written as a 64-bit length");
-        let n = dump.len();
-        Frame {
-            head: dump[..10].to_vec(),
-            version: [dump[n - 10], dump[n - 9]],
-        }
-    }
-
-    fn module_id(&self) -> u64 {
-        u64::from_be_bytes(self.head[2..10].try_into().unwrap())
-    }
-
-    /// The same type with another encoding version in the id's low 10 bits.
-    fn with_encver(&self, encver: u64) -> Frame {
-        let id = (self.module_id() & !1023) | (encver & 1023);
-        let mut head = self.head[..2].to_vec();
-        head.extend_from_slice(&id.to_be_bytes());
-        Frame {
-            head,
-            version: self.version,
-        }
-    }
-
-    /// The type byte, module id, these fields and the module EOF opcode.
-    fn body(&self, fields: &[F]) -> Vec<u8> {
-        let mut body = self.head.clone();
-        body.extend(encode_fields(fields));
-        body.push(OP_EOF);
-        body
-    }
-
-    /// A body with the RDB version and a correct CRC appended.
-    fn seal(&self, body: &[u8]) -> Vec<u8> {
-        let mut out = body.to_vec();
-        out.extend_from_slice(&self.version);
-        let crc = crc64(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
-        out
-    }
-
-    fn payload(&self, fields: &[F]) -> Vec<u8> {
-        self.seal(&self.body(fields))
-    }
-}
 
 /// One layer of a value.
 #[derive(Clone, Debug, PartialEq)]
@@ -303,81 +168,6 @@ enum Verdict {
     Unknown(String),
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl Cursor<'_> {
-    fn take(&mut self, n: u64) -> Result<&[u8], String> {
-        let end = (self.pos as u64)
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len() as u64)
-            .ok_or_else(|| format!("short read of {n} bytes at {}", self.pos))?
-            as usize;
-        let out = &self.bytes[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-
-    /// `rdbLoadLenByRef`: (value, is an encoded-string marker).
-    fn len(&mut self) -> Result<(u64, bool), String> {
-        let b = self.take(1)?[0];
-        match b >> 6 {
-            0 => Ok(((b & 0x3f) as u64, false)),
-            1 => {
-                let lo = self.take(1)?[0];
-                Ok(((((b & 0x3f) as u64) << 8) | lo as u64, false))
-            }
-            3 => Ok(((b & 0x3f) as u64, true)),
-            _ if b == 0x80 => {
-                let v = self.take(4)?;
-                Ok((u32::from_be_bytes(v.try_into().unwrap()) as u64, false))
-            }
-            _ if b == 0x81 => {
-                let v = self.take(8)?;
-                Ok((u64::from_be_bytes(v.try_into().unwrap()), false))
-            }
-            _ => Err(format!("unknown length encoding {b:#x}")),
-        }
-    }
-
-    fn opcode(&mut self, want: u8) -> Result<(), String> {
-        let (op, _) = self.len()?;
-        if op != want as u64 {
-            return Err(format!("opcode {op} where {want} was expected"));
-        }
-        Ok(())
-    }
-
-    fn unsigned(&mut self) -> Result<u64, String> {
-        self.opcode(OP_UINT)?;
-        Ok(self.len()?.0)
-    }
-
-    fn double(&mut self) -> Result<f64, String> {
-        self.opcode(OP_DOUBLE)?;
-        Ok(f64::from_le_bytes(self.take(8)?.try_into().unwrap()))
-    }
-
-    /// Ok(None) for an LZF string, which the oracle does not decompress.
-    fn string(&mut self) -> Result<Option<Vec<u8>>, String> {
-        self.opcode(OP_STRING)?;
-        let (len, encoded) = self.len()?;
-        if !encoded {
-            return Ok(Some(self.take(len)?.to_vec()));
-        }
-        let value: i64 = match len {
-            0 => self.take(1)?[0] as i8 as i64,
-            1 => i16::from_le_bytes(self.take(2)?.try_into().unwrap()) as i64,
-            2 => i32::from_le_bytes(self.take(4)?.try_into().unwrap()) as i64,
-            3 => return Ok(None),
-            other => return Err(format!("unknown string encoding {other}")),
-        };
-        Ok(Some(value.to_string().into_bytes()))
-    }
-}
-
 fn rate_ok(p: f64) -> bool {
     p > 0.0 && p < 1.0
 }
@@ -503,19 +293,12 @@ impl Bench {
     }
 
     fn restore(&mut self, payload: &[u8]) -> Value {
-        let args: [&[u8]; 5] = [b"RESTORE", VICTIM.as_bytes(), b"0", payload, b"REPLACE"];
-        raw(&mut self.con, &args)
+        restore(&mut self.con, VICTIM, payload)
     }
 
     /// RESTORE must answer `ERR Bad data format`, create nothing and disturb nothing.
     fn refuse(&mut self, payload: &[u8], what: &str) {
-        let v = self.restore(payload);
-        assert_eq!(
-            err_of(&v).as_deref(),
-            Some(BAD_DATA),
-            "{what}: RESTORE answered {v:?} (payload {payload:02x?})"
-        );
-        assert!(!key_exists(&mut self.con, VICTIM), "{what}: key created");
+        expect_restore_refused(&mut self.con, VICTIM, payload, what);
         self.guard.check(&mut self.con, what);
     }
 
@@ -1151,38 +934,6 @@ fn max_filter_bytes_applies_to_restore() {
     );
     b.accept(&payload, "64 KiB filter under a 1 MiB limit");
     b.guard.check_deep(&mut b.con, "max-filter-bytes");
-}
-
-/// Changes 1 to 3 bytes of the module value (type byte and module id excluded).
-fn mutate(rng: &mut Rng, body: &[u8], head_len: usize) -> Vec<u8> {
-    const INTERESTING: [u8; 16] = [
-        0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x3f, 0x40, 0x7f, 0x80, 0x81, 0xbf, 0xc0, 0xc2, 0xc3,
-        0xff,
-    ];
-    let mut out = body.to_vec();
-    for _ in 0..=rng.below(3) {
-        let span = (out.len() - head_len) as u64;
-        let at = head_len + rng.below(span) as usize;
-        match rng.below(6) {
-            0 => out[at] = rng.byte(),
-            1 => out[at] ^= 1 << rng.below(8),
-            2 => out[at] = INTERESTING[rng.below(INTERESTING.len() as u64) as usize],
-            3 => {
-                out.remove(at);
-                if out.len() == head_len {
-                    out.push(0);
-                }
-            }
-            4 => out.insert(at, rng.byte()),
-            _ => {
-                // Overwrite a run with 0xff or 0x00 (huge or zero values).
-                let fill = if rng.below(2) == 0 { 0xff } else { 0x00 };
-                let end = (at + 1 + rng.below(8) as usize).min(out.len());
-                out[at..end].fill(fill);
-            }
-        }
-    }
-    out
 }
 
 #[test]

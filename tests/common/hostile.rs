@@ -1,6 +1,6 @@
-//! Helpers of the hostile-input tests: a seeded random source, a guard that plants keys
-//! before an attack and proves afterwards that the server is up and those keys are untouched,
-//! and a parser of the size-limit error text.
+//! Helpers of the hostile-input tests: a seeded random source and a byte mutator, a guard that
+//! plants keys before an attack and proves afterwards that the server is up and those keys are
+//! untouched, and a parser of the size-limit error text.
 
 use redis::{Connection, Value};
 
@@ -35,6 +35,39 @@ impl Rng {
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| self.byte()).collect()
     }
+}
+
+/// Changes a few bytes (1 to 4 edits: set, flip, delete, insert, fill a run) of `body` at or
+/// after `head_len`, so a payload's type byte and module id (or nothing, with 0) stay intact.
+pub fn mutate(rng: &mut Rng, body: &[u8], head_len: usize) -> Vec<u8> {
+    const INTERESTING: [u8; 16] = [
+        0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x3f, 0x40, 0x7f, 0x80, 0x81, 0xbf, 0xc0, 0xc2, 0xc3,
+        0xff,
+    ];
+    let mut out = body.to_vec();
+    for _ in 0..=rng.below(3) {
+        let span = (out.len() - head_len) as u64;
+        let at = head_len + rng.below(span) as usize;
+        match rng.below(6) {
+            0 => out[at] = rng.byte(),
+            1 => out[at] ^= 1 << rng.below(8),
+            2 => out[at] = INTERESTING[rng.below(INTERESTING.len() as u64) as usize],
+            3 => {
+                out.remove(at);
+                if out.len() == head_len {
+                    out.push(0);
+                }
+            }
+            4 => out.insert(at, rng.byte()),
+            _ => {
+                // Overwrite a run with 0xff or 0x00 (huge or zero values).
+                let fill = if rng.below(2) == 0 { 0xff } else { 0x00 };
+                let end = (at + 1 + rng.below(8) as usize).min(out.len());
+                out[at..end].fill(fill);
+            }
+        }
+    }
+    out
 }
 
 /// Keys planted before an attack: a scaling filter with two layers and a plain string.

@@ -6,7 +6,8 @@
 //! truth), `model` (sizing formulas, `%g` formatting and a reference Bloom chain used as the
 //! oracle for exact expectations).
 //! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
-//! attached by hand, helper programs run with a time limit).
+//! attached by hand, helper programs run with a time limit), `redisbloom` (the RedisBloom
+//! v2.8 ground truth) and `rdb` (DUMP payloads and module values built and read byte by byte).
 
 #![allow(dead_code)]
 
@@ -14,6 +15,8 @@ pub mod cluster;
 pub mod faults;
 pub mod hostile;
 pub mod model;
+pub mod rdb;
+pub mod redisbloom;
 pub mod reply;
 pub mod vectors;
 
@@ -144,6 +147,32 @@ impl Server {
         fs::copy(&module, dir.path().join("librsbloom.so"))
             .map_err(|e| format!("copy {}: {e}", module.display()))?;
         Server::spawn_in(dir, opts, 0)
+    }
+
+    /// Start a server after `prepare` has placed files in its new temp dir (an RDB or AOF for
+    /// it to load at start-up); panics (with the log) on failure.
+    pub fn start_prepared(opts: ServerOpts, prepare: impl FnOnce(&Path)) -> Server {
+        let dir = Arc::new(TempDir::new());
+        let module = module_path();
+        fs::copy(&module, dir.path().join("librsbloom.so"))
+            .unwrap_or_else(|e| panic!("copy {}: {e}", module.display()));
+        prepare(dir.path());
+        Server::spawn_in(dir, opts, 0).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The name and bytes of the base file in the manifest of `appendonlydir/`.
+    pub fn aof_base(&self) -> (String, Vec<u8>) {
+        let dir = self.dir().join("appendonlydir");
+        let manifest =
+            fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("AOF manifest");
+        let base = manifest
+            .lines()
+            .find(|l| l.ends_with("type b"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or_else(|| panic!("no base file in the manifest:\n{manifest}"))
+            .to_string();
+        let bytes = fs::read(dir.join(&base)).expect("AOF base file");
+        (base, bytes)
     }
 
     /// A second server in the same directory (used by restarts), on a new port.

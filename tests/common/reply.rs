@@ -283,3 +283,81 @@ pub fn digest_value(con: &mut Connection, key: &str) -> String {
 pub fn memory_usage(con: &mut Connection, key: &str) -> i64 {
     as_int(&raw(con, &["MEMORY", "USAGE", key]))
 }
+
+/// Send commands in one pipeline and return every reply as it came, errors included (the
+/// client's own pipeline turns the first error reply into a failure of the whole batch).
+pub fn raw_pipeline(con: &mut Connection, cmds: Vec<Cmd>) -> redis::RedisResult<Vec<Value>> {
+    let n = cmds.len();
+    let mut pipe = redis::pipe();
+    for c in cmds {
+        pipe.add_command(c);
+    }
+    con.req_packed_commands(&pipe.get_packed_pipeline(), 0, n)
+}
+
+/// Wait (up to 60 s) until no AOF rewrite runs or is scheduled; asserts the last one succeeded.
+pub fn wait_for_aof_rewrite(con: &mut Connection) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let info = info_section(con, "persistence");
+        if info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0") {
+            assert!(
+                info.contains("aof_last_bgrewrite_status:ok"),
+                "AOF rewrite failed:\n{info}"
+            );
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "AOF rewrite did not finish:\n{info}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The commands of an AOF file written without the RDB preamble (RESP arrays of bulk
+/// strings), or what is wrong with it.
+pub fn parse_aof(bytes: &[u8]) -> Result<Vec<Vec<Vec<u8>>>, String> {
+    fn line(b: &[u8], pos: &mut usize) -> Result<String, String> {
+        let end = b[*pos..]
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| format!("no CRLF after offset {pos}"))?
+            + *pos;
+        let s = String::from_utf8_lossy(&b[*pos..end]).into_owned();
+        *pos = end + 2;
+        Ok(s)
+    }
+    fn number(text: &str, prefix: char, at: usize) -> Result<usize, String> {
+        text.strip_prefix(prefix)
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("expected `{prefix}<n>` at offset {at}, found {text:?}"))
+    }
+    let mut pos = 0;
+    let mut commands = Vec::new();
+    while pos < bytes.len() {
+        let n = number(&line(bytes, &mut pos)?, '*', pos)?;
+        let mut args = Vec::with_capacity(n);
+        for _ in 0..n {
+            let len = number(&line(bytes, &mut pos)?, '$', pos)?;
+            if pos + len + 2 > bytes.len() || &bytes[pos + len..pos + len + 2] != b"\r\n" {
+                return Err(format!("bulk string of {len} bytes at offset {pos} is cut"));
+            }
+            args.push(bytes[pos..pos + len].to_vec());
+            pos += len + 2;
+        }
+        commands.push(args);
+    }
+    Ok(commands)
+}
+
+/// `CONFIG GET name` for one parameter: its value as text.
+pub fn config_get(con: &mut Connection, name: &str) -> String {
+    match raw(con, &["CONFIG", "GET", name]) {
+        Value::Array(items) if items.len() == 2 => {
+            assert_eq!(as_text(&items[0]), name);
+            as_text(&items[1])
+        }
+        other => panic!("CONFIG GET {name} answered {other:?}"),
+    }
+}

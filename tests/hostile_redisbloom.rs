@@ -1,0 +1,2081 @@
+//! Hostile input for `MBbloom--`, RedisBloom v2.8's own type (encoding version 4): `RESTORE`
+//! payloads with a valid CRC and `BF.LOADCHUNK` headers in RedisBloom's packed layout, built
+//! from the real vectors in `tests/vectors/redisbloom/` (see its README) with one field at a
+//! time moved across the loader's rules, cut at every byte, or mutated at random. A refusal
+//! creates no key and leaves the server answering with its other keys untouched; everything
+//! accepted is a filter that answers, grows as RedisBloom would and survives DUMP / RESTORE.
+//!
+//! The rules, for the RDB value and the SCANDUMP header alike: encoding version 4; options
+//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth in
+//! 1..=32768; nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
+//! 1..=1100, bpe finite and > 0, bits a non-zero multiple of 64, n2 == 0, the bit array (or
+//! the header's byte count) exactly bits / 8 bytes, size <= entries; the chain's size is the
+//! sum of the link sizes; Size (32 + 64 * nfilters + the bytes of all links) is within
+//! `bf.max-filter-bytes`.
+
+mod common;
+
+use common::hostile::{config_set, key_exists, mutate, parse_too_large, Guard, Rng};
+use common::model::debug_line;
+use common::rdb::*;
+use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
+use common::*;
+use redis::{Connection, Value};
+
+const TYPE_NAME: &str = "MBbloom--";
+/// `MBbloom--` with encoding version 4, as RedisBloom writes it (README of the vectors).
+const MODULE_ID: u64 = 0x3016_e5a2_89be_f804;
+/// NOROUND | FORCE64, and the same with NO_SCALING.
+const SCALING: u64 = 5;
+const NO_SCALING: u64 = 13;
+const MAX_HASHES: u64 = 1100;
+const MAX_GROWTH: u64 = 32768;
+const DEFAULT_LIMIT: u64 = 512 * 1024 * 1024;
+/// RedisBloom's ln(2)^2 and ln(2), truncated as written in its source (the stored doubles
+/// depend on it).
+const LN2_SQUARED: f64 = 0.480453013918201;
+#[allow(clippy::approx_constant)]
+const LN2: f64 = 0.693147180559945;
+const HASH_SEED: u64 = 0xc6a4_a793_5bd1_e995;
+const LOADCHUNK_BAD: &str = "ERR received bad data: ";
+const REFUSAL_LOG: &str = "bf: refusing to load a filter:";
+const FULL: &str = "ERR non scaling filter is full";
+const TOO_LARGE: &str = "ERR filter would need ";
+
+// ---------------------------------------------------------------------------------------
+// The two encodings of a filter
+// ---------------------------------------------------------------------------------------
+
+/// One link, in the order of its RDB fields.
+#[derive(Clone, Debug, PartialEq)]
+struct Link {
+    entries: u64,
+    error: f64,
+    hashes: u64,
+    bpe: f64,
+    bits: u64,
+    n2: u64,
+    data: Vec<u8>,
+    size: u64,
+}
+
+/// A whole `MBbloom--` value; `nfilters` overrides the link count written (to lie about it).
+#[derive(Clone, Debug)]
+struct Filter {
+    size: u64,
+    nfilters: Option<u64>,
+    options: u64,
+    growth: u64,
+    links: Vec<Link>,
+}
+
+/// Positions in [`Filter::fields`]: the chain's four, then eight per link.
+const AT_SIZE: usize = 0;
+const AT_NFILTERS: usize = 1;
+const AT_OPTIONS: usize = 2;
+const AT_GROWTH: usize = 3;
+fn at_link(i: usize, field: usize) -> usize {
+    4 + 8 * i + field
+}
+const L_ENTRIES: usize = 0;
+const L_ERROR: usize = 1;
+const L_HASHES: usize = 2;
+const L_BPE: usize = 3;
+const L_BITS: usize = 4;
+const L_N2: usize = 5;
+const L_DATA: usize = 6;
+const L_SIZE: usize = 7;
+
+impl Filter {
+    fn fields(&self) -> Vec<F> {
+        let mut f = vec![
+            F::U(self.size),
+            F::U(self.nfilters.unwrap_or(self.links.len() as u64)),
+            F::U(self.options),
+            F::U(self.growth),
+        ];
+        for l in &self.links {
+            f.extend([
+                F::U(l.entries),
+                F::D(l.error),
+                F::U(l.hashes),
+                F::D(l.bpe),
+                F::U(l.bits),
+                F::U(l.n2),
+                string_field(&l.data),
+                F::U(l.size),
+            ]);
+        }
+        f
+    }
+
+    /// The SCANDUMP header of this filter.
+    fn header(&self) -> Header {
+        Header {
+            size: self.size,
+            nfilters: None,
+            options: self.options as u32,
+            growth: self.growth as u32,
+            links: self
+                .links
+                .iter()
+                .map(|l| HLink {
+                    bytes: l.data.len() as u64,
+                    bits: l.bits,
+                    size: l.size,
+                    error: l.error,
+                    bpe: l.bpe,
+                    hashes: l.hashes as u32,
+                    entries: l.entries,
+                    n2: l.n2 as u8,
+                })
+                .collect(),
+        }
+    }
+
+    /// Size as BF.INFO shows it and as it is held against `bf.max-filter-bytes`.
+    fn total_size(&self) -> u64 {
+        size_of(
+            self.links.len() as u64,
+            self.links.iter().map(|l| l.data.len() as u64),
+        )
+    }
+
+    fn debug_lines(&self) -> Vec<String> {
+        let mut lines = vec![format!("size:{}", self.size)];
+        for l in &self.links {
+            lines.push(debug_line(l.bits, l.hashes, l.entries, l.size, l.error));
+        }
+        lines
+    }
+
+    /// The BF.INFO fields in RedisBloom's order, None where the value does not fit an integer
+    /// reply (not compared).
+    fn info(&self) -> Vec<(&'static str, Option<Value>)> {
+        let int = |v: Option<u64>| v.and_then(|v| i64::try_from(v).ok()).map(Value::Int);
+        let capacity = self
+            .links
+            .iter()
+            .try_fold(0u64, |s, l| s.checked_add(l.entries));
+        let expansion = if self.options == NO_SCALING {
+            Some(Value::Nil)
+        } else {
+            int(Some(self.growth))
+        };
+        vec![
+            ("Capacity", int(capacity)),
+            ("Size", int(Some(self.total_size()))),
+            ("Number of filters", int(Some(self.links.len() as u64))),
+            ("Number of items inserted", int(Some(self.size))),
+            ("Expansion rate", expansion),
+        ]
+    }
+
+    /// Recount the chain's size from its links (after an edit of a link's size).
+    fn resum(&mut self) {
+        self.size = self.links.iter().fold(0u64, |s, l| s.wrapping_add(l.size));
+    }
+}
+
+/// A string field as Redis writes it (`rdbSaveRawString`, compression off): up to 11 bytes
+/// that are the canonical decimal form of a 32-bit integer go int-encoded, the rest raw.
+fn string_field(data: &[u8]) -> F {
+    let int = std::str::from_utf8(data)
+        .ok()
+        .filter(|_| data.len() <= 11)
+        .and_then(|s| s.parse::<i64>().ok())
+        .filter(|v| v.to_string().as_bytes() == data);
+    let mut raw = vec![OP_STRING];
+    match int {
+        Some(v) if i8::try_from(v).is_ok() => raw.extend([0xc0, v as i8 as u8]),
+        Some(v) if i16::try_from(v).is_ok() => {
+            raw.push(0xc1);
+            raw.extend((v as i16).to_le_bytes());
+        }
+        Some(v) if i32::try_from(v).is_ok() => {
+            raw.push(0xc2);
+            raw.extend((v as i32).to_le_bytes());
+        }
+        _ => return F::S(data.to_vec()),
+    }
+    F::Raw(raw)
+}
+
+/// 32 + 64 * nfilters + the bytes of every link, saturating.
+fn size_of(nfilters: u64, bytes: impl Iterator<Item = u64>) -> u64 {
+    bytes.fold(
+        32u64.saturating_add(nfilters.saturating_mul(64)),
+        u64::saturating_add,
+    )
+}
+
+/// One link of a RedisBloom SCANDUMP header.
+#[derive(Clone, Debug, PartialEq)]
+struct HLink {
+    bytes: u64,
+    bits: u64,
+    size: u64,
+    error: f64,
+    bpe: f64,
+    hashes: u32,
+    entries: u64,
+    n2: u8,
+}
+
+/// RedisBloom's SCANDUMP header: packed little-endian, 20 + 53 * nfilters bytes.
+#[derive(Clone, Debug)]
+struct Header {
+    size: u64,
+    nfilters: Option<u32>,
+    options: u32,
+    growth: u32,
+    links: Vec<HLink>,
+}
+
+const HEADER_FIXED: usize = 20;
+const HEADER_LINK: usize = 53;
+
+impl Header {
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = self.size.to_le_bytes().to_vec();
+        let n = self.nfilters.unwrap_or(self.links.len() as u32);
+        out.extend_from_slice(&n.to_le_bytes());
+        out.extend_from_slice(&self.options.to_le_bytes());
+        out.extend_from_slice(&self.growth.to_le_bytes());
+        for l in &self.links {
+            out.extend_from_slice(&l.bytes.to_le_bytes());
+            out.extend_from_slice(&l.bits.to_le_bytes());
+            out.extend_from_slice(&l.size.to_le_bytes());
+            out.extend_from_slice(&l.error.to_le_bytes());
+            out.extend_from_slice(&l.bpe.to_le_bytes());
+            out.extend_from_slice(&l.hashes.to_le_bytes());
+            out.extend_from_slice(&l.entries.to_le_bytes());
+            out.push(l.n2);
+        }
+        out
+    }
+
+    /// The layout only: the length must be exactly 20 + 53 * nfilters.
+    fn parse(bytes: &[u8]) -> Result<Header, String> {
+        if bytes.len() < HEADER_FIXED || !(bytes.len() - HEADER_FIXED).is_multiple_of(HEADER_LINK) {
+            return Err(format!("header of {} bytes", bytes.len()));
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let nfilters = u32_at(8);
+        if nfilters as usize != (bytes.len() - HEADER_FIXED) / HEADER_LINK {
+            return Err(format!("{nfilters} links in {} bytes", bytes.len()));
+        }
+        let links = (0..nfilters as usize)
+            .map(|i| {
+                let at = HEADER_FIXED + HEADER_LINK * i;
+                HLink {
+                    bytes: u64_at(at),
+                    bits: u64_at(at + 8),
+                    size: u64_at(at + 16),
+                    error: f64::from_bits(u64_at(at + 24)),
+                    bpe: f64::from_bits(u64_at(at + 32)),
+                    hashes: u32_at(at + 40),
+                    entries: u64_at(at + 44),
+                    n2: bytes[at + 52],
+                }
+            })
+            .collect();
+        Ok(Header {
+            size: u64_at(0),
+            nfilters: None,
+            options: u32_at(12),
+            growth: u32_at(16),
+            links,
+        })
+    }
+
+    /// The filter a (valid) header creates: every bit clear.
+    fn filter(&self) -> Filter {
+        Filter {
+            size: self.size,
+            nfilters: None,
+            options: self.options as u64,
+            growth: self.growth as u64,
+            links: self
+                .links
+                .iter()
+                .map(|l| Link {
+                    entries: l.entries,
+                    error: l.error,
+                    hashes: l.hashes as u64,
+                    bpe: l.bpe,
+                    bits: l.bits,
+                    n2: l.n2 as u64,
+                    data: vec![0; l.bytes as usize],
+                    size: l.size,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A real filter of the vectors: its SCANDUMP header, and the bits of its data chunks.
+fn vector_filter(cfg: &Config) -> Filter {
+    let header = Header::parse(&cfg.scandump[0].data)
+        .unwrap_or_else(|e| panic!("{}: vector header: {e}", cfg.name));
+    let mut filter = header.filter();
+    let data: Vec<u8> = cfg.scandump[1..]
+        .iter()
+        .flat_map(|c| c.data.clone())
+        .collect();
+    let mut rest = &data[..];
+    for l in &mut filter.links {
+        let (bits, tail) = rest.split_at(l.data.len());
+        l.data = bits.to_vec();
+        rest = tail;
+    }
+    assert!(rest.is_empty(), "{}: data longer than the links", cfg.name);
+    filter
+}
+
+// ---------------------------------------------------------------------------------------
+// The oracle: the rules above, applied to what a payload or a header says
+// ---------------------------------------------------------------------------------------
+
+/// One link's parameters, whichever encoding they came from.
+struct Params {
+    entries: u64,
+    error: f64,
+    hashes: u64,
+    bpe: f64,
+    bits: u64,
+    n2: u64,
+    bytes: u64,
+    size: u64,
+}
+
+/// Why a filter must be refused; `over_limit` when its Size alone is over the limit (a header
+/// may then also be refused with the size-limit error).
+#[derive(Debug)]
+struct Refusal {
+    why: String,
+    over_limit: bool,
+}
+
+fn rules(
+    size: u64,
+    options: u64,
+    growth: u64,
+    links: &[Params],
+    limit: u64,
+) -> Result<(), Refusal> {
+    let total = size_of(links.len() as u64, links.iter().map(|l| l.bytes));
+    let over_limit = total > limit;
+    let refuse = |why: String| Err(Refusal { why, over_limit });
+    if options != SCALING && options != NO_SCALING {
+        return refuse(format!("options {options}"));
+    }
+    if !(1..=MAX_GROWTH).contains(&growth) {
+        return refuse(format!("growth {growth}"));
+    }
+    if links.is_empty() || (options == NO_SCALING && links.len() != 1) {
+        return refuse(format!("{} links with options {options}", links.len()));
+    }
+    for (i, l) in links.iter().enumerate() {
+        let bad = if l.entries == 0 {
+            "entries 0"
+        } else if !(l.error.is_finite() && l.error > 0.0 && l.error < 1.0) {
+            "error"
+        } else if l.hashes == 0 || l.hashes > MAX_HASHES {
+            "hashes"
+        } else if !(l.bpe.is_finite() && l.bpe > 0.0) {
+            "bpe"
+        } else if l.bits == 0 || !l.bits.is_multiple_of(64) {
+            "bits"
+        } else if l.n2 != 0 {
+            "n2"
+        } else if l.bytes != l.bits / 8 {
+            "bytes"
+        } else if l.size > l.entries {
+            "size above entries"
+        } else {
+            continue;
+        };
+        return refuse(format!("link {i}: {bad}"));
+    }
+    let sum = links.iter().try_fold(0u64, |s, l| s.checked_add(l.size));
+    if sum != Some(size) {
+        return refuse(format!("chain size {size}, links sum to {sum:?}"));
+    }
+    if over_limit {
+        return refuse(format!("Size {total} over {limit}"));
+    }
+    Ok(())
+}
+
+fn link_params(l: &Link) -> Params {
+    Params {
+        entries: l.entries,
+        error: l.error,
+        hashes: l.hashes,
+        bpe: l.bpe,
+        bits: l.bits,
+        n2: l.n2,
+        bytes: l.data.len() as u64,
+        size: l.size,
+    }
+}
+
+fn hlink_params(l: &HLink) -> Params {
+    Params {
+        entries: l.entries,
+        error: l.error,
+        hashes: l.hashes as u64,
+        bpe: l.bpe,
+        bits: l.bits,
+        n2: l.n2 as u64,
+        bytes: l.bytes,
+        size: l.size,
+    }
+}
+
+#[derive(Debug)]
+enum Verdict<T> {
+    Accept(T),
+    Reject(Refusal),
+    /// Outside what the oracle models: an LZF string in a payload, rsbloom's own header.
+    Unknown(String),
+}
+
+fn reject<T>(why: impl Into<String>) -> Verdict<T> {
+    Verdict::Reject(Refusal {
+        why: why.into(),
+        over_limit: false,
+    })
+}
+
+/// What RESTORE of a sealed payload must do, read field by field as Redis and the module
+/// read it.
+fn oracle(payload: &[u8], limit: u64) -> Verdict<Filter> {
+    let mut c = Cursor::new(payload);
+    let read = (|| -> Result<Option<Filter>, String> {
+        if c.take(1)?[0] != 7 {
+            return Err("not a module value".into());
+        }
+        let id = c.len()?.0;
+        if id & !1023 != MODULE_ID & !1023 {
+            return Err("another module type".into());
+        }
+        if id & 1023 != 4 {
+            return Err(format!("encoding version {}", id & 1023));
+        }
+        let size = c.unsigned()?;
+        let nfilters = c.unsigned()?;
+        let options = c.unsigned()?;
+        let growth = c.unsigned()?;
+        let mut links = Vec::new();
+        // A count larger than the payload can hold ends at the first short read.
+        for _ in 0..nfilters {
+            let entries = c.unsigned()?;
+            let error = c.double()?;
+            let hashes = c.unsigned()?;
+            let bpe = c.double()?;
+            let bits = c.unsigned()?;
+            let n2 = c.unsigned()?;
+            let Some(data) = c.string()? else {
+                return Ok(None);
+            };
+            let size = c.unsigned()?;
+            links.push(Link {
+                entries,
+                error,
+                hashes,
+                bpe,
+                bits,
+                n2,
+                data,
+                size,
+            });
+        }
+        // Redis reads the module EOF opcode; what follows it is not looked at.
+        if c.len()?.0 != OP_EOF as u64 {
+            return Err("no module EOF opcode".into());
+        }
+        Ok(Some(Filter {
+            size,
+            nfilters: None,
+            options,
+            growth,
+            links,
+        }))
+    })();
+    match read {
+        Err(why) => reject(why),
+        Ok(None) => Verdict::Unknown("LZF string".into()),
+        Ok(Some(f)) => {
+            let params: Vec<Params> = f.links.iter().map(link_params).collect();
+            match rules(f.size, f.options, f.growth, &params, limit) {
+                Ok(()) => Verdict::Accept(f),
+                Err(r) => Verdict::Reject(r),
+            }
+        }
+    }
+}
+
+/// What BF.LOADCHUNK at iterator 1 must do with these header bytes on a missing key.
+fn header_oracle(bytes: &[u8], limit: u64) -> Verdict<Header> {
+    if bytes.starts_with(b"RSBF") {
+        return Verdict::Unknown("rsbloom's own header".into());
+    }
+    let h = match Header::parse(bytes) {
+        Ok(h) => h,
+        Err(why) => return reject(why),
+    };
+    let params: Vec<Params> = h.links.iter().map(hlink_params).collect();
+    match rules(h.size, h.options as u64, h.growth as u64, &params, limit) {
+        Ok(()) => Verdict::Accept(h),
+        Err(r) => Verdict::Reject(r),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// RedisBloom's chain, to predict answers, growth and bits exactly
+// ---------------------------------------------------------------------------------------
+
+/// MurmurHash64A as RedisBloom uses it.
+fn murmur64a(data: &[u8], seed: u64) -> u64 {
+    const M: u64 = 0xc6a4_a793_5bd1_e995;
+    const R: u32 = 47;
+    let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
+    let mut blocks = data.chunks_exact(8);
+    for block in &mut blocks {
+        let mut k = u64::from_le_bytes(block.try_into().unwrap());
+        k = k.wrapping_mul(M);
+        k ^= k >> R;
+        k = k.wrapping_mul(M);
+        h ^= k;
+        h = h.wrapping_mul(M);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        for (i, &b) in tail.iter().enumerate() {
+            h ^= (b as u64) << (8 * i);
+        }
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> R;
+    h = h.wrapping_mul(M);
+    h ^= h >> R;
+    h
+}
+
+fn rb_hash(item: &[u8]) -> (u64, u64) {
+    let a = murmur64a(item, HASH_SEED);
+    (a, murmur64a(item, a))
+}
+
+fn bit_indexes(l: &Link, (a, b): (u64, u64)) -> impl Iterator<Item = u64> + '_ {
+    (0..l.hashes).map(move |i| a.wrapping_add(i.wrapping_mul(b)) % l.bits)
+}
+
+fn link_has(l: &Link, h: (u64, u64)) -> bool {
+    bit_indexes(l, h).all(|bit| l.data[(bit >> 3) as usize] & (1 << (bit & 7)) != 0)
+}
+
+/// What an add does, as RedisBloom decides it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Added {
+    Yes,
+    No,
+    Full,
+    TooLarge,
+    /// A new link the rules cannot describe (its error underflows, or k goes past 1100).
+    Unknown,
+}
+
+/// A new link of `entries` at `error`: RedisBloom's sizing (README of the vectors).
+fn new_link(entries: u64, error: f64) -> Link {
+    let bpe = -(error.ln() / LN2_SQUARED);
+    let bits0 = ((entries as f64 * bpe) as u64).max(1);
+    let bytes = bits0.div_ceil(64).saturating_mul(8);
+    Link {
+        entries,
+        error,
+        hashes: (LN2 * bpe).ceil() as u64,
+        bpe,
+        bits: bytes.saturating_mul(8),
+        n2: 0,
+        data: Vec::new(),
+        size: 0,
+    }
+}
+
+struct Model {
+    filter: Filter,
+    limit: u64,
+}
+
+impl Model {
+    fn contains(&self, item: &[u8]) -> bool {
+        let h = rb_hash(item);
+        self.filter.links.iter().any(|l| link_has(l, h))
+    }
+
+    fn add(&mut self, item: &[u8]) -> Added {
+        let h = rb_hash(item);
+        if self.filter.links.iter().rev().any(|l| link_has(l, h)) {
+            return Added::No;
+        }
+        let last = self.filter.links.last().expect("a link");
+        if last.size >= last.entries {
+            if self.filter.options == NO_SCALING {
+                return Added::Full;
+            }
+            let Some(entries) = last.entries.checked_mul(self.filter.growth) else {
+                return Added::TooLarge;
+            };
+            let mut link = new_link(entries, last.error * 0.5);
+            if link.error.is_nan() || link.error <= 0.0 || link.hashes > MAX_HASHES {
+                return Added::Unknown;
+            }
+            let bytes = link.bits / 8;
+            let total = self.filter.total_size().saturating_add(64 + bytes);
+            if total > self.limit {
+                return Added::TooLarge;
+            }
+            link.data = vec![0; bytes as usize];
+            self.filter.links.push(link);
+        }
+        let last = self.filter.links.last_mut().expect("a link");
+        let bits: Vec<u64> = bit_indexes(last, h).collect();
+        for bit in bits {
+            last.data[(bit >> 3) as usize] |= 1 << (bit & 7);
+        }
+        last.size += 1;
+        self.filter.size += 1;
+        Added::Yes
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The fixture
+// ---------------------------------------------------------------------------------------
+
+const VICTIM: &str = "victim";
+const COPY: &str = "victim:copy";
+
+struct Bench {
+    server: Server,
+    con: Connection,
+    /// The frame of RedisBloom's own DUMP of `tiny`: MBbloom-- v4, RDB version 10.
+    frame: Frame,
+    guard: Guard,
+    limit: u64,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let server = Server::start();
+        let mut con = server.conn();
+        let frame = Frame::from_dump(&Config::load("tiny").dump);
+        assert_eq!(frame.module_id(), MODULE_ID, "module id of the vectors");
+        let guard = Guard::plant(&mut con);
+        // Uncompressed DUMPs, so the module's own DUMP can be compared byte for byte with
+        // the payload expected here.
+        config_set(&mut con, "rdbcompression", "no");
+        Bench {
+            server,
+            con,
+            frame,
+            guard,
+            limit: DEFAULT_LIMIT,
+        }
+    }
+
+    fn set_limit(&mut self, limit: u64) {
+        config_set(&mut self.con, "bf.max-filter-bytes", &limit.to_string());
+        self.limit = limit;
+    }
+
+    fn refusals_logged(&self) -> usize {
+        self.server.log_text().matches(REFUSAL_LOG).count()
+    }
+
+    /// RESTORE must answer `ERR Bad data format`, create nothing and disturb nothing.
+    fn refuse(&mut self, payload: &[u8], what: &str) {
+        expect_restore_refused(&mut self.con, VICTIM, payload, what);
+        self.guard.check(&mut self.con, what);
+    }
+
+    /// As [`Bench::refuse`], for a payload the module itself reads (the right type and a
+    /// readable module id): its refusal must also leave a line in the log.
+    fn refuse_logged(&mut self, payload: &[u8], what: &str) {
+        let before = self.refusals_logged();
+        self.refuse(payload, what);
+        assert!(
+            self.refusals_logged() > before,
+            "{what}: refused without a log line starting {REFUSAL_LOG:?}"
+        );
+    }
+
+    /// A payload built from `filter` must be refused, and the oracle must agree (so a table
+    /// entry that is really valid shows as a mistake of the table).
+    fn refuse_filter(&mut self, frame: &Frame, filter: &Filter, what: &str) {
+        let payload = frame.payload(&filter.fields());
+        if let Verdict::Accept(_) = oracle(&payload, self.limit) {
+            panic!("test table: {what} is a valid payload");
+        }
+        self.refuse_logged(&payload, what);
+    }
+
+    /// A payload built from `filter` must be accepted and give exactly that filter.
+    fn accept_filter(&mut self, filter: &Filter, items: &[Vec<u8>], what: &str) {
+        let payload = self.frame.payload(&filter.fields());
+        match oracle(&payload, self.limit) {
+            Verdict::Accept(f) => assert_eq!(f.links, filter.links, "{what}: decoded"),
+            other => panic!("test table: {what} is not a valid payload: {other:?}"),
+        }
+        let v = restore(&mut self.con, VICTIM, &payload);
+        assert_eq!(v, Value::Okay, "{what}: RESTORE answered {v:?}");
+        self.check_usable(VICTIM, filter, items, 24, what);
+        expect_int(&mut self.con, &["DEL", VICTIM], 1);
+    }
+
+    /// RESTORE must do what the oracle says; an accepted filter is checked and deleted.
+    /// Returns the verdict's kind: 'a'ccepted, 'r'ejected, 'u'nknown.
+    fn expect_oracle(&mut self, payload: &[u8], what: &str) -> char {
+        match oracle(payload, self.limit) {
+            Verdict::Reject(r) => {
+                self.refuse(payload, &format!("{what} ({})", r.why));
+                'r'
+            }
+            Verdict::Accept(filter) => {
+                let v = restore(&mut self.con, VICTIM, payload);
+                assert_eq!(v, Value::Okay, "{what}: RESTORE answered {v:?}");
+                self.check_usable(VICTIM, &filter, &[], 4, what);
+                expect_int(&mut self.con, &["DEL", VICTIM], 1);
+                'a'
+            }
+            Verdict::Unknown(why) => {
+                let v = restore(&mut self.con, VICTIM, payload);
+                if v == Value::Okay {
+                    self.check_readable(VICTIM, what);
+                    expect_int(&mut self.con, &["DEL", VICTIM], 1);
+                } else {
+                    assert_eq!(
+                        err_of(&v).as_deref(),
+                        Some(BAD_DATA),
+                        "{what} ({why}): RESTORE answered {v:?}"
+                    );
+                }
+                self.guard.check(&mut self.con, what);
+                'u'
+            }
+        }
+    }
+
+    fn load(&mut self, key: &str, iter: &str, data: &[u8]) -> Value {
+        let args: [&[u8]; 4] = [b"BF.LOADCHUNK", key.as_bytes(), iter.as_bytes(), data];
+        raw(&mut self.con, &args)
+    }
+
+    /// A header at iterator 1 on a missing key must be refused with a bad-data error (or the
+    /// size-limit error when its Size is over the limit), and the key must stay missing.
+    fn refuse_header(&mut self, bytes: &[u8], over_limit: bool, what: &str) {
+        let v = self.load(VICTIM, "1", bytes);
+        let text = err_of(&v)
+            .unwrap_or_else(|| panic!("{what}: LOADCHUNK answered {v:?} (header {})", hex(bytes)));
+        let bad_data = text.starts_with(LOADCHUNK_BAD) && text.len() > LOADCHUNK_BAD.len();
+        let too_large = over_limit && parse_too_large(&text).is_some();
+        assert!(
+            bad_data || too_large,
+            "{what}: LOADCHUNK answered {text:?}, expected {LOADCHUNK_BAD:?} and a reason \
+             (header {})",
+            hex(bytes)
+        );
+        assert!(!key_exists(&mut self.con, VICTIM), "{what}: key created");
+        self.guard.check(&mut self.con, what);
+    }
+
+    /// A header the oracle refuses must be refused.
+    fn refuse_header_checked(&mut self, h: &Header, what: &str) {
+        let bytes = h.bytes();
+        match header_oracle(&bytes, self.limit) {
+            Verdict::Reject(r) => self.refuse_header(&bytes, r.over_limit, what),
+            other => panic!("test table: {what} is not a bad header: {other:?}"),
+        }
+    }
+
+    /// A header must be accepted and give exactly the (all clear) filter it describes.
+    fn accept_header(&mut self, h: &Header, probes: usize, what: &str) {
+        let v = self.load(VICTIM, "1", &h.bytes());
+        assert_eq!(
+            v,
+            Value::Okay,
+            "{what}: LOADCHUNK answered {v:?} (header {})",
+            hex(&h.bytes())
+        );
+        self.check_usable(VICTIM, &h.filter(), &[], probes, what);
+        expect_int(&mut self.con, &["DEL", VICTIM], 1);
+    }
+
+    /// The key holds exactly `filter`: TYPE, BF.DEBUG, BF.INFO, BF.CARD, the SCANDUMP header,
+    /// chunks and bits, and the (uncompressed) DUMP.
+    fn expect_state(&mut self, key: &str, filter: &Filter, what: &str) {
+        let c = &mut self.con;
+        assert_eq!(as_text(&raw(c, &["TYPE", key])), TYPE_NAME, "{what}: TYPE");
+        assert_eq!(bf_debug(c, key), filter.debug_lines(), "{what}: BF.DEBUG");
+        let info = bf_info(c, key);
+        let names: Vec<&str> = info.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, INFO_FIELDS, "{what}: BF.INFO fields");
+        for ((name, got), (_, want)) in info.iter().zip(filter.info()) {
+            if let Some(want) = want {
+                assert_eq!(*got, want, "{what}: BF.INFO {name}");
+            }
+        }
+        if let Ok(size) = i64::try_from(filter.size) {
+            expect_int(c, &["BF.CARD", key], size);
+        }
+        let chunks = scandump(c, key);
+        assert_eq!(
+            hex(&chunks[0].data),
+            hex(&filter.header().bytes()),
+            "{what}: SCANDUMP header"
+        );
+        // Small links: one chunk each, starting where the link starts.
+        let mut start = 0u64;
+        assert_eq!(
+            chunks.len(),
+            1 + filter.links.len(),
+            "{what}: SCANDUMP steps"
+        );
+        for (chunk, link) in chunks[1..].iter().zip(&filter.links) {
+            assert_eq!(chunk.sent as u64, start + 1, "{what}: chunk iterator");
+            assert!(chunk.data == link.data, "{what}: bits of a link differ");
+            start += link.data.len() as u64;
+        }
+        let dump = as_bytes(&raw(c, &["DUMP", key]));
+        let want = self.frame.payload(&filter.fields());
+        assert!(
+            dump == want,
+            "{what}: DUMP differs from the payload of the filter: {}",
+            bytes_diff(&dump, &want)
+        );
+    }
+
+    /// An accepted filter is exactly `filter` and usable: `items` answer as RedisBloom's chain
+    /// says, `probes` new adds answer and grow it as RedisBloom would (leaving exactly the
+    /// predicted filter), and its DUMP restores into an identical copy.
+    fn check_usable(
+        &mut self,
+        key: &str,
+        filter: &Filter,
+        items: &[Vec<u8>],
+        probes: usize,
+        what: &str,
+    ) {
+        self.expect_state(key, filter, what);
+        let mut model = Model {
+            filter: filter.clone(),
+            limit: self.limit,
+        };
+        // Without items of its own, a filter is asked about 50 others (and one by one).
+        let others = gen_items("q:", 0..50);
+        let asked = if items.is_empty() { &others[..] } else { items };
+        let want: Vec<i64> = asked.iter().map(|i| model.contains(i) as i64).collect();
+        assert!(
+            mexists_all(&mut self.con, key, asked) == want,
+            "{what}: answers differ from RedisBloom's chain"
+        );
+        for (item, &want) in asked.iter().zip(&want).take(5) {
+            let args: [&[u8]; 3] = [b"BF.EXISTS", key.as_bytes(), item];
+            expect_int(&mut self.con, &args, want);
+        }
+        let mut predictable = true;
+        for i in 0..probes {
+            let item = format!("probe:{i}");
+            let expected = model.add(item.as_bytes());
+            let v = raw(&mut self.con, &["BF.ADD", key, &item]);
+            let ok = match expected {
+                Added::Yes => v == Value::Int(1),
+                Added::No => v == Value::Int(0),
+                Added::Full => err_of(&v).as_deref() == Some(FULL),
+                Added::TooLarge => err_of(&v).is_some_and(|t| t.starts_with(TOO_LARGE)),
+                Added::Unknown => {
+                    predictable = false;
+                    break;
+                }
+            };
+            assert!(
+                ok,
+                "{what}: BF.ADD {item} answered {v:?}, expected {expected:?}"
+            );
+        }
+        if predictable {
+            self.expect_state(key, &model.filter, &format!("{what}, after the adds"));
+            let added = gen_items("probe:", 0..probes);
+            let want: Vec<i64> = added.iter().map(|i| model.contains(i) as i64).collect();
+            assert!(
+                mexists_all(&mut self.con, key, &added) == want,
+                "{what}: answers for the added items differ from RedisBloom's chain"
+            );
+        } else {
+            self.check_readable(key, what);
+        }
+        // The module's own DUMP restores into the same filter.
+        let dump = as_bytes(&raw(&mut self.con, &["DUMP", key]));
+        let v = restore(&mut self.con, COPY, &dump);
+        assert_eq!(v, Value::Okay, "{what}: RESTORE of its own DUMP: {v:?}");
+        let c = &mut self.con;
+        assert_eq!(bf_debug(c, COPY), bf_debug(c, key), "{what}: copy differs");
+        assert!(
+            as_bytes(&raw(c, &["DUMP", COPY])) == dump,
+            "{what}: DUMP of the copy differs"
+        );
+        expect_int(c, &["DEL", COPY], 1);
+        self.guard.check(&mut self.con, what);
+    }
+
+    /// A filter the oracle cannot describe must still answer every read and a write.
+    fn check_readable(&mut self, key: &str, what: &str) {
+        let c = &mut self.con;
+        assert_eq!(as_text(&raw(c, &["TYPE", key])), TYPE_NAME, "{what}: TYPE");
+        bf_debug(c, key);
+        assert_eq!(bf_info(c, key).len(), 5, "{what}: BF.INFO");
+        scandump(c, key);
+        let v = raw(c, &["BF.ADD", key, "readable-probe"]);
+        match &v {
+            Value::Int(0) | Value::Int(1) => {}
+            other => {
+                let text = err_of(other).unwrap_or_else(|| panic!("{what}: BF.ADD answered {v:?}"));
+                assert!(
+                    text.starts_with(TOO_LARGE) || text == FULL,
+                    "{what}: BF.ADD answered {text:?}"
+                );
+            }
+        }
+        let dump = as_bytes(&raw(c, &["DUMP", key]));
+        let v = restore(c, COPY, &dump);
+        assert_eq!(v, Value::Okay, "{what}: RESTORE of its own DUMP: {v:?}");
+        expect_int(c, &["DEL", COPY], 1);
+    }
+}
+
+/// The three filters the field-by-field tests start from.
+fn bases() -> Vec<Config> {
+    ["tiny", "scaling100", "nonscaling1k"]
+        .into_iter()
+        .map(Config::load)
+        .collect()
+}
+
+fn with_field(base: &[F], at: usize, field: F) -> Vec<F> {
+    let mut f = base.to_vec();
+    f[at] = field;
+    f
+}
+
+const BAD_ERRORS: [f64; 14] = [
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1.0,
+    1.0000001,
+    -0.01,
+    -5e-324,
+    2.0,
+    f64::MAX,
+    f64::MIN,
+    -1.0,
+];
+
+const BAD_BPES: [f64; 8] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    -1.0,
+    -5e-324,
+    f64::MIN,
+];
+
+/// A NaN with another payload bit pattern.
+fn odd_nan() -> f64 {
+    let nan = f64::from_bits(0x7ff0_0000_0000_0001);
+    assert!(nan.is_nan());
+    nan
+}
+
+type Edit = Box<dyn Fn(&mut Filter)>;
+
+/// Edits of the chain's own fields that break a rule, for a filter of `n` links of total
+/// size `size`.
+fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit)> {
+    let mut edits: Vec<(String, Edit)> = Vec::new();
+    let options = [
+        0u64,
+        1,
+        2,
+        3,
+        4,
+        6,
+        7,
+        8,
+        9,
+        12,
+        14,
+        15,
+        16,
+        21,
+        29,
+        37,
+        69,
+        133,
+        (1 << 32) | 5,
+        (1 << 32) | 13,
+        1 << 40,
+        u64::MAX,
+    ];
+    for o in options {
+        edits.push((format!("options {o}"), Box::new(move |f| f.options = o)));
+    }
+    if n > 1 {
+        edits.push((
+            "options 13 (NO_SCALING) with several links".into(),
+            Box::new(|f| f.options = NO_SCALING),
+        ));
+    }
+    for g in [
+        0u64,
+        MAX_GROWTH + 1,
+        65536,
+        1 << 32,
+        (1 << 32) + 2,
+        u64::MAX,
+    ] {
+        edits.push((format!("growth {g}"), Box::new(move |f| f.growth = g)));
+    }
+    let n = n as u64;
+    let mut counts = vec![0, n + 1, n + 2, 1 << 32, 1 << 40, u64::MAX];
+    if n > 1 {
+        counts.push(n - 1);
+    }
+    for c in counts {
+        edits.push((
+            format!("nfilters {c} for {n}"),
+            Box::new(move |f| f.nfilters = Some(c)),
+        ));
+    }
+    let mut sizes = vec![size + 1, u64::MAX];
+    if size > 0 {
+        sizes.extend([size - 1, 0]);
+    }
+    for s in sizes {
+        edits.push((
+            format!("chain size {s} for {size}"),
+            Box::new(move |f| f.size = s),
+        ));
+    }
+    edits
+}
+
+/// Edits of link `i` that break a rule.
+fn bad_link_edits(i: usize, link: &Link) -> Vec<(String, Edit)> {
+    let mut edits: Vec<(String, Edit)> = Vec::new();
+    let name = |what: String| format!("link {i}: {what}");
+    edits.push((
+        name("entries 0".into()),
+        Box::new(move |f| f.links[i].entries = 0),
+    ));
+    if link.size > 0 {
+        let below = link.size - 1;
+        edits.push((
+            name(format!("entries {below}, below its size")),
+            Box::new(move |f| f.links[i].entries = below),
+        ));
+    }
+    let over = link.entries + 1;
+    edits.push((
+        name(format!(
+            "size {over}, above its entries (chain size follows)"
+        )),
+        Box::new(move |f| {
+            f.links[i].size = over;
+            f.resum();
+        }),
+    ));
+    edits.push((
+        name("size u64::MAX (chain size follows, wrapping)".into()),
+        Box::new(move |f| {
+            f.links[i].size = u64::MAX;
+            f.resum();
+        }),
+    ));
+    let mut errors = BAD_ERRORS.to_vec();
+    errors.push(odd_nan());
+    for e in errors {
+        edits.push((
+            name(format!("error {e:e} ({:#x})", e.to_bits())),
+            Box::new(move |f| f.links[i].error = e),
+        ));
+    }
+    for k in [0u64, MAX_HASHES + 1, 5000, 1 << 32, (1 << 32) + 8, u64::MAX] {
+        edits.push((
+            name(format!("hashes {k}")),
+            Box::new(move |f| f.links[i].hashes = k),
+        ));
+    }
+    for bpe in BAD_BPES {
+        edits.push((
+            name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
+            Box::new(move |f| f.links[i].bpe = bpe),
+        ));
+    }
+    // Bit counts that are not a non-zero multiple of 64, each with the bit array they imply.
+    let bits = link.bits;
+    for b in [0, 8, 56, 63, 65, 120, 136, bits - 8, bits + 8, bits + 32] {
+        edits.push((
+            name(format!("bits {b} with {} bytes", b / 8)),
+            Box::new(move |f| {
+                f.links[i].bits = b;
+                f.links[i].data.resize((b / 8) as usize, 0xa5);
+            }),
+        ));
+    }
+    // Bit counts that do not match the bit array that follows.
+    let mut wrong = vec![bits * 2, bits + 64, 1 << 63, u64::MAX - 63, (1 << 40) * 8];
+    if bits > 64 {
+        wrong.push(bits - 64);
+    }
+    for b in wrong {
+        edits.push((
+            name(format!("bits {b} over a bit array of {} bytes", bits / 8)),
+            Box::new(move |f| f.links[i].bits = b),
+        ));
+    }
+    let bytes = bits / 8;
+    for len in [0, 1, bytes - 1, bytes + 1, bytes + 8, bytes * 2] {
+        edits.push((
+            name(format!("a bit array of {len} bytes for {bits} bits")),
+            Box::new(move |f| f.links[i].data.resize(len as usize, 0x5a)),
+        ));
+    }
+    for n2 in [1u64, 7, 8, 64, 255, 256, u64::MAX] {
+        edits.push((
+            name(format!("n2 {n2}")),
+            Box::new(move |f| f.links[i].n2 = n2),
+        ));
+    }
+    edits
+}
+
+/// Edits of a single-link filter (the `tiny` vector) that keep every rule.
+fn good_tiny_edits() -> Vec<(String, Edit)> {
+    let mut edits: Vec<(String, Edit)> = Vec::new();
+    for g in [1u64, 3, MAX_GROWTH] {
+        edits.push((format!("growth {g}"), Box::new(move |f| f.growth = g)));
+    }
+    edits.push((
+        "options 13: the one link, non-scaling".into(),
+        Box::new(|f| f.options = NO_SCALING),
+    ));
+    edits.push((
+        "options 13, full".into(),
+        Box::new(|f| {
+            f.options = NO_SCALING;
+            f.links[0].size = f.links[0].entries;
+            f.resum();
+        }),
+    ));
+    edits.push((
+        "a full link".into(),
+        Box::new(|f| {
+            f.links[0].size = f.links[0].entries;
+            f.resum();
+        }),
+    ));
+    edits.push((
+        "a full link with growth 32768".into(),
+        Box::new(|f| {
+            f.growth = MAX_GROWTH;
+            f.links[0].size = f.links[0].entries;
+            f.resum();
+        }),
+    ));
+    edits.push((
+        "no items counted".into(),
+        Box::new(|f| {
+            f.links[0].size = 0;
+            f.resum();
+        }),
+    ));
+    edits.push((
+        "entries u64::MAX".into(),
+        Box::new(|f| f.links[0].entries = u64::MAX),
+    ));
+    for k in [1u64, 2, MAX_HASHES] {
+        edits.push((
+            format!("hashes {k}"),
+            Box::new(move |f| f.links[0].hashes = k),
+        ));
+    }
+    for e in [1e-300, 5e-324, 0.25, 0.4999999] {
+        edits.push((
+            format!("error {e:e}"),
+            Box::new(move |f| f.links[0].error = e),
+        ));
+    }
+    // 11.5 bits per entry still gives 128 bits for 10 entries and k = ceil(0.693 * 11.5) = 8:
+    // another bpe consistent with the link as it is.
+    for bpe in [11.5, 5e-324, f64::MIN_POSITIVE, 1e300, f64::MAX] {
+        edits.push((
+            format!("bpe {bpe:e}"),
+            Box::new(move |f| f.links[0].bpe = bpe),
+        ));
+    }
+    edits.push((
+        "64 bits".into(),
+        Box::new(|f| {
+            f.links[0].bits = 64;
+            f.links[0].data.truncate(8);
+        }),
+    ));
+    edits.push((
+        "192 bits".into(),
+        Box::new(|f| {
+            f.links[0].bits = 192;
+            f.links[0].data.resize(24, 0x81);
+        }),
+    ));
+    edits
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests: the encodings themselves
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn the_encodings_reproduce_the_vectors() {
+    for cfg in common::redisbloom::all() {
+        let filter = vector_filter(&cfg);
+        // The header written back from its fields is the header RedisBloom wrote.
+        assert_eq!(
+            hex(&filter.header().bytes()),
+            hex(&cfg.scandump[0].data),
+            "{}: header",
+            cfg.name
+        );
+        match header_oracle(&cfg.scandump[0].data, DEFAULT_LIMIT) {
+            Verdict::Accept(_) => {}
+            other => panic!(
+                "{}: the oracle refuses the real header: {other:?}",
+                cfg.name
+            ),
+        }
+        assert_eq!(
+            Value::Array(
+                filter
+                    .debug_lines()
+                    .into_iter()
+                    .map(|l| Value::BulkString(l.into_bytes()))
+                    .collect()
+            ),
+            cfg.debug,
+            "{}: BF.DEBUG lines",
+            cfg.name
+        );
+        // The model holds every inserted item and gives RedisBloom's 10,000 answers.
+        let model = Model {
+            filter: filter.clone(),
+            limit: DEFAULT_LIMIT,
+        };
+        assert!(cfg.items.iter().all(|i| model.contains(i)), "{}", cfg.name);
+        let answers: Vec<i64> = cfg
+            .queries
+            .iter()
+            .map(|q| model.contains(q) as i64)
+            .collect();
+        assert!(answers == cfg.answers, "{}: query answers", cfg.name);
+        // Raw (not LZF) DUMPs are exactly the fields re-encoded, CRC included.
+        let frame = Frame::from_dump(&cfg.dump);
+        match oracle(&cfg.dump, DEFAULT_LIMIT) {
+            Verdict::Accept(decoded) => {
+                assert_eq!(decoded.links, filter.links, "{}: decoded links", cfg.name);
+                assert_eq!(frame.payload(&filter.fields()), cfg.dump, "{}", cfg.name);
+            }
+            Verdict::Unknown(_) => assert!(["empty", "binary"].contains(&cfg.name)),
+            Verdict::Reject(r) => panic!("{}: the oracle refuses the real DUMP: {r:?}", cfg.name),
+        }
+    }
+    // A rebuild of the growth of `autocreated` from its first link: the sizing of a new link.
+    let auto = vector_filter(&Config::load("autocreated"));
+    let grown = new_link(
+        auto.links[0].entries * auto.growth,
+        auto.links[0].error * 0.5,
+    );
+    assert_eq!(
+        (
+            grown.entries,
+            grown.error.to_bits(),
+            grown.hashes,
+            grown.bpe.to_bits(),
+            grown.bits
+        ),
+        (
+            auto.links[1].entries,
+            auto.links[1].error.to_bits(),
+            auto.links[1].hashes,
+            auto.links[1].bpe.to_bits(),
+            auto.links[1].bits
+        )
+    );
+}
+
+#[test]
+fn murmur64a_matches_the_vectors() {
+    let text = std::fs::read_to_string(common::redisbloom::dir().join("murmur64a.tsv"))
+        .expect("murmur64a.tsv");
+    let mut n = 0;
+    for line in text.lines() {
+        let mut cols = line.split('\t');
+        let input = vectors::unhex(cols.next().expect("input"));
+        let a = u64::from_str_radix(cols.next().expect("a"), 16).expect("a hex");
+        let b = u64::from_str_radix(cols.next().expect("b"), 16).expect("b hex");
+        assert_eq!(rb_hash(&input), (a, b), "input {}", hex(&input));
+        n += 1;
+    }
+    assert_eq!(n, 118);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests: RESTORE
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn real_payloads_are_accepted_and_usable() {
+    let mut b = Bench::new();
+    for cfg in common::redisbloom::all() {
+        let what = format!("{} as dumped by RedisBloom", cfg.name);
+        let v = restore(&mut b.con, VICTIM, &cfg.dump);
+        assert_eq!(v, Value::Okay, "{what}: RESTORE answered {v:?}");
+        let answers = mexists_all(&mut b.con, VICTIM, &cfg.items);
+        assert!(
+            answers.iter().all(|&a| a == 1),
+            "{what}: an inserted item is missing"
+        );
+        b.check_usable(VICTIM, &vector_filter(&cfg), &cfg.queries, 24, &what);
+        expect_int(&mut b.con, &["DEL", VICTIM], 1);
+    }
+    b.guard.check_deep(&mut b.con, "real payloads");
+}
+
+#[test]
+fn every_rule_is_enforced_field_by_field() {
+    let mut b = Bench::new();
+    for cfg in bases() {
+        let base = vector_filter(&cfg);
+        let n = base.links.len();
+        let mut edits = bad_chain_edits(n, base.size);
+        for i in [0, n - 1]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            edits.extend(bad_link_edits(i, &base.links[i]));
+        }
+        for (what, edit) in &edits {
+            let mut f = base.clone();
+            edit(&mut f);
+            let what = format!("{}: {what}", cfg.name);
+            b.refuse_filter(&b.frame.clone(), &f, &what);
+        }
+        // Encoding versions other than 4.
+        for encver in [0u64, 1, 2, 3, 5, 6, 1023] {
+            let frame = b.frame.with_encver(encver);
+            let what = format!("{}: encoding version {encver}", cfg.name);
+            b.refuse_filter(&frame, &base, &what);
+        }
+        // Two links whose sizes add up past u64::MAX, to the chain's size modulo 2^64.
+        if n > 1 {
+            let mut f = base.clone();
+            for l in &mut f.links[..2] {
+                l.entries = 1 << 63;
+                l.size = 1 << 63;
+            }
+            f.resum();
+            let what = format!("{}: link sizes summing past 2^64 (to {})", cfg.name, f.size);
+            b.refuse_filter(&b.frame.clone(), &f, &what);
+        }
+        // An extra link's fields under an unchanged link count, and an extra field.
+        let mut fields = base.fields();
+        let last = fields[fields.len() - 8..].to_vec();
+        fields.extend(last);
+        // The module reads a whole value here; Redis then misses its EOF opcode.
+        let what = format!("{}: one link more than nfilters says", cfg.name);
+        b.refuse(&b.frame.payload(&fields), &what);
+        let mut fields = base.fields();
+        fields.push(F::U(0));
+        let what = format!("{}: an extra unsigned before the EOF opcode", cfg.name);
+        b.refuse(&b.frame.payload(&fields), &what);
+    }
+    b.guard.check_deep(&mut b.con, "rules");
+}
+
+#[test]
+fn wrong_field_types_are_refused() {
+    let mut b = Bench::new();
+    let tiny = vector_filter(&Config::load("tiny"));
+    let fields = tiny.fields();
+    let raw_op = |op: u8, rest: &[u8]| {
+        let mut r = vec![op];
+        r.extend_from_slice(rest);
+        F::Raw(r)
+    };
+    let cases: Vec<(&str, usize, F)> = vec![
+        ("a double for the chain size", AT_SIZE, F::D(5.0)),
+        ("a double for nfilters", AT_NFILTERS, F::D(1.0)),
+        ("a double for the options", AT_OPTIONS, F::D(5.0)),
+        ("a double for the growth", AT_GROWTH, F::D(2.0)),
+        (
+            "a string for the entries",
+            at_link(0, L_ENTRIES),
+            F::S(b"10".to_vec()),
+        ),
+        ("an unsigned for the error", at_link(0, L_ERROR), F::U(0)),
+        ("a double for the hashes", at_link(0, L_HASHES), F::D(8.0)),
+        ("an unsigned for the bpe", at_link(0, L_BPE), F::U(11)),
+        ("a double for the bits", at_link(0, L_BITS), F::D(128.0)),
+        ("a double for n2", at_link(0, L_N2), F::D(0.0)),
+        (
+            "an unsigned for the bit array",
+            at_link(0, L_DATA),
+            F::U(16),
+        ),
+        ("a double for the bit array", at_link(0, L_DATA), F::D(0.5)),
+        (
+            "a string for the link size",
+            at_link(0, L_SIZE),
+            F::S(vec![5]),
+        ),
+        (
+            "a signed opcode for the entries",
+            at_link(0, L_ENTRIES),
+            raw_op(OP_SINT, &[10]),
+        ),
+        (
+            "a float opcode for the error",
+            at_link(0, L_ERROR),
+            raw_op(OP_FLOAT, &[0, 0, 0, 0]),
+        ),
+        (
+            "the EOF opcode for the options",
+            AT_OPTIONS,
+            raw_op(OP_EOF, &[]),
+        ),
+        ("opcode 6 for the growth", AT_GROWTH, raw_op(6, &[2])),
+        (
+            "a bad length encoding as value",
+            at_link(0, L_HASHES),
+            F::Raw(vec![OP_UINT, 0xbf, 7]),
+        ),
+        (
+            "an int-encoded string of 8 digits for 128 bits",
+            at_link(0, L_DATA),
+            raw_op(OP_STRING, &[0xc2, 0x4e, 0x61, 0xbc, 0x00]),
+        ),
+        (
+            "a string with a bad encoding marker",
+            at_link(0, L_DATA),
+            raw_op(OP_STRING, &[0xc4, 0]),
+        ),
+    ];
+    for (what, at, field) in cases {
+        let payload = b.frame.payload(&with_field(&fields, at, field));
+        assert!(
+            matches!(oracle(&payload, b.limit), Verdict::Reject(_)),
+            "test table: {what}"
+        );
+        b.refuse_logged(&payload, what);
+    }
+    b.refuse_logged(&b.frame.payload(&[]), "an empty value");
+    b.refuse_logged(&b.frame.payload(&fields[..4]), "the chain without its link");
+    // The 8 digits of an int-encoded string are exactly the bytes of a 64-bit link.
+    let mut f = with_field(
+        &fields,
+        at_link(0, L_DATA),
+        F::Raw(vec![OP_STRING, 0xc2, 0x4e, 0x61, 0xbc, 0x00]),
+    );
+    f[at_link(0, L_BITS)] = F::U(64);
+    let payload = b.frame.payload(&f);
+    assert_eq!(
+        b.expect_oracle(&payload, "int-encoded 64-bit bit array"),
+        'a'
+    );
+    b.guard.check_deep(&mut b.con, "field types");
+}
+
+#[test]
+fn legal_variations_are_accepted_and_usable() {
+    let mut b = Bench::new();
+    let tiny_cfg = Config::load("tiny");
+    let tiny = vector_filter(&tiny_cfg);
+    for (what, edit) in &good_tiny_edits() {
+        let mut f = tiny.clone();
+        edit(&mut f);
+        b.accept_filter(&f, &tiny_cfg.queries[..2000], &format!("tiny: {what}"));
+    }
+    let scaling_cfg = Config::load("scaling100");
+    let scaling = vector_filter(&scaling_cfg);
+    for g in [1u64, 3, MAX_GROWTH] {
+        let mut f = scaling.clone();
+        f.growth = g;
+        b.accept_filter(&f, &scaling_cfg.items, &format!("scaling100: growth {g}"));
+    }
+    let mut f = scaling.clone();
+    f.links.pop();
+    f.resum();
+    b.accept_filter(
+        &f,
+        &scaling_cfg.queries[..2000],
+        "scaling100 without its last link",
+    );
+    let mut f = scaling.clone();
+    f.links.push(f.links[3].clone());
+    f.resum();
+    b.accept_filter(
+        &f,
+        &scaling_cfg.items,
+        "scaling100 with its last link twice",
+    );
+    let mut f = scaling.clone();
+    for l in &mut f.links {
+        l.size = l.entries;
+    }
+    f.resum();
+    b.accept_filter(&f, &scaling_cfg.items, "scaling100 with every link full");
+    let ns_cfg = Config::load("nonscaling1k");
+    let ns = vector_filter(&ns_cfg);
+    let mut f = ns.clone();
+    f.options = SCALING;
+    b.accept_filter(&f, &ns_cfg.items, "nonscaling1k made scaling (it grows)");
+    let mut f = ns.clone();
+    f.growth = MAX_GROWTH;
+    b.accept_filter(&f, &ns_cfg.items, "nonscaling1k with growth 32768");
+    let mut f = ns.clone();
+    f.links[0].size = 999;
+    f.resum();
+    b.accept_filter(&f, &ns_cfg.items, "nonscaling1k one short of full");
+    b.guard.check_deep(&mut b.con, "legal variations");
+}
+
+/// Link errors of a half and more (which RedisBloom's BF.RESERVE never gives a first link,
+/// as it halves an error rate below 1) are still in (0, 1): legal in every link, scaling or
+/// not, through RESTORE and through a header.
+#[test]
+fn link_errors_up_to_one_are_accepted() {
+    let mut b = Bench::new();
+    let tiny_cfg = Config::load("tiny");
+    let tiny = vector_filter(&tiny_cfg);
+    let scaling = vector_filter(&Config::load("scaling100"));
+    let items = &tiny_cfg.queries[..2000];
+    for e in [0.5, 0.75, 0.999999, 1.0 - f64::EPSILON / 2.0] {
+        for options in [NO_SCALING, SCALING] {
+            let mut f = tiny.clone();
+            f.options = options;
+            f.links[0].error = e;
+            let what = format!("tiny, options {options}: link 0 error {e:e}");
+            b.accept_filter(&f, items, &what);
+            b.accept_header(&f.header(), 24, &format!("{what}, as a header"));
+        }
+        for i in [1, 3] {
+            let mut f = scaling.clone();
+            f.links[i].error = e;
+            let what = format!("scaling100: link {i} error {e:e}");
+            b.accept_filter(&f, items, &what);
+            b.accept_header(&f.header(), 8, &format!("{what}, as a header"));
+        }
+    }
+    b.guard.check_deep(&mut b.con, "link errors up to one");
+}
+
+#[test]
+fn truncation_at_every_byte_is_refused() {
+    let mut b = Bench::new();
+    for cfg in bases() {
+        let body = b.frame.body(&vector_filter(&cfg).fields());
+        assert_eq!(b.frame.seal(&body), cfg.dump, "{}: re-encoding", cfg.name);
+        let mut accepted = Vec::new();
+        for cut in 0..body.len() {
+            let payload = b.frame.seal(&body[..cut]);
+            let what = format!("{}: body cut to {cut} of {} bytes", cfg.name, body.len());
+            // Every shorter cut leaves a field or the EOF opcode unread. The last two cuts
+            // read the RDB version as the last link's size and EOF opcode: the oracle decides.
+            if cut + 2 < body.len() {
+                match oracle(&payload, b.limit) {
+                    Verdict::Reject(_) => b.refuse(&payload, &what),
+                    other => panic!("{what}: the oracle does not refuse it: {other:?}"),
+                }
+            } else if b.expect_oracle(&payload, &what) == 'a' {
+                accepted.push(cut);
+            }
+        }
+        assert!(
+            accepted.len() <= 1,
+            "{}: cuts accepted: {accepted:?}",
+            cfg.name
+        );
+    }
+    b.guard.check_deep(&mut b.con, "truncations");
+}
+
+#[test]
+fn max_filter_bytes_bounds_restore_and_headers() {
+    let mut b = Bench::new();
+    for cfg in bases() {
+        let filter = vector_filter(&cfg);
+        let total = filter.total_size();
+        let expected_size = match &cfg.info {
+            Value::Array(items) => items[3].clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            Value::Int(total as i64),
+            expected_size,
+            "{}: Size",
+            cfg.name
+        );
+        let header = filter.header();
+        b.set_limit(total - 1);
+        let what = format!("{}: Size {total} over a limit of {}", cfg.name, total - 1);
+        b.refuse_logged(&cfg.dump, &what);
+        b.refuse_header_checked(&header, &what);
+        b.set_limit(total);
+        let what = format!("{}: Size {total} at a limit of {total}", cfg.name);
+        let v = restore(&mut b.con, VICTIM, &cfg.dump);
+        assert_eq!(v, Value::Okay, "{what}: RESTORE answered {v:?}");
+        // Full to its limit: the next link is over it (or the filter cannot grow at all).
+        b.check_usable(VICTIM, &filter, &cfg.items, 8, &what);
+        expect_int(&mut b.con, &["DEL", VICTIM], 1);
+        b.accept_header(&header, 4, &what);
+    }
+    // Sizes far over the limit, with consistent fields.
+    b.set_limit(DEFAULT_LIMIT);
+    let mut h = vector_filter(&Config::load("tiny")).header();
+    for bytes in [DEFAULT_LIMIT, 1 << 40, 1 << 60] {
+        h.links[0].bytes = bytes;
+        h.links[0].bits = bytes * 8;
+        b.refuse_header_checked(&h, &format!("a header of {bytes} bytes of bits"));
+    }
+    b.guard.check_deep(&mut b.con, "size limit");
+}
+
+#[test]
+fn random_payload_mutations_never_hurt_the_server() {
+    let mut b = Bench::new();
+    b.set_limit(1 << 20);
+    let mut rng = Rng::new(0x4d42_626c_6f6f_6d04);
+    let mut seen = std::collections::HashMap::new();
+    for cfg in ["tiny", "nonscaling1k"].map(Config::load) {
+        let body = b.frame.body(&vector_filter(&cfg).fields());
+        for round in 0..400 {
+            let mutated = mutate(&mut rng, &body, b.frame.head.len());
+            let payload = b.frame.seal(&mutated);
+            let what = format!("{}: mutation {round}", cfg.name);
+            *seen.entry(b.expect_oracle(&payload, &what)).or_insert(0u32) += 1;
+        }
+    }
+    let rejected = seen.get(&'r').copied().unwrap_or(0);
+    let accepted = seen.get(&'a').copied().unwrap_or(0);
+    assert!(rejected >= 400 && accepted >= 200, "verdicts: {seen:?}");
+    b.guard.check_deep(&mut b.con, "random payload mutations");
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests: BF.LOADCHUNK with RedisBloom's header
+// ---------------------------------------------------------------------------------------
+
+type HEdit = Box<dyn Fn(&mut Header)>;
+
+/// Edits of a header that break a rule (link `i` for the per-link ones).
+fn bad_header_edits(h: &Header, i: usize) -> Vec<(String, HEdit)> {
+    let mut edits: Vec<(String, HEdit)> = Vec::new();
+    let n = h.links.len();
+    for o in [0u32, 1, 4, 7, 8, 12, 15, 21, 0x8000_0005, u32::MAX] {
+        edits.push((format!("options {o}"), Box::new(move |h| h.options = o)));
+    }
+    if n > 1 {
+        edits.push((
+            "options 13 with several links".into(),
+            Box::new(|h| h.options = NO_SCALING as u32),
+        ));
+    }
+    for g in [0u32, MAX_GROWTH as u32 + 1, 1 << 31, u32::MAX] {
+        edits.push((format!("growth {g}"), Box::new(move |h| h.growth = g)));
+    }
+    let size = h.size;
+    let mut sizes = vec![size + 1, u64::MAX];
+    if size > 0 {
+        sizes.extend([size - 1, 0]);
+    }
+    for s in sizes {
+        edits.push((format!("chain size {s}"), Box::new(move |h| h.size = s)));
+    }
+    let l = &h.links[i];
+    let name = |what: String| format!("link {i}: {what}");
+    edits.push((
+        name("entries 0".into()),
+        Box::new(move |h| h.links[i].entries = 0),
+    ));
+    if l.size > 0 {
+        let below = l.size - 1;
+        edits.push((
+            name(format!("entries {below}")),
+            Box::new(move |h| h.links[i].entries = below),
+        ));
+    }
+    let over = l.entries + 1;
+    edits.push((
+        name(format!("size {over} (chain size follows)")),
+        Box::new(move |h| {
+            h.size = h.size - h.links[i].size + over;
+            h.links[i].size = over;
+        }),
+    ));
+    let mut errors = BAD_ERRORS.to_vec();
+    errors.push(odd_nan());
+    for e in errors {
+        edits.push((
+            name(format!("error {e:e} ({:#x})", e.to_bits())),
+            Box::new(move |h| h.links[i].error = e),
+        ));
+    }
+    for bpe in BAD_BPES {
+        edits.push((
+            name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
+            Box::new(move |h| h.links[i].bpe = bpe),
+        ));
+    }
+    for k in [0u32, MAX_HASHES as u32 + 1, 5000, u32::MAX] {
+        edits.push((
+            name(format!("hashes {k}")),
+            Box::new(move |h| h.links[i].hashes = k),
+        ));
+    }
+    for n2 in [1u8, 7, 64, 0xff] {
+        edits.push((
+            name(format!("n2 {n2}")),
+            Box::new(move |h| h.links[i].n2 = n2),
+        ));
+    }
+    let (bytes, bits) = (l.bytes, l.bits);
+    for by in [0, bytes - 1, bytes + 1, bytes * 2, u64::MAX] {
+        edits.push((
+            name(format!("bytes {by} for {bits} bits")),
+            Box::new(move |h| h.links[i].bytes = by),
+        ));
+    }
+    for b in [0u64, 8, 63, 65, 120, bits - 8, bits + 8, bits * 2, u64::MAX] {
+        edits.push((
+            name(format!("bits {b} for {bytes} bytes")),
+            Box::new(move |h| h.links[i].bits = b),
+        ));
+    }
+    for b in [0u64, 8, 56, 136, bits + 8] {
+        edits.push((
+            name(format!("bits {b} with bytes {} to match", b / 8)),
+            Box::new(move |h| {
+                h.links[i].bits = b;
+                h.links[i].bytes = b / 8;
+            }),
+        ));
+    }
+    edits
+}
+
+#[test]
+fn redisbloom_header_fields_are_checked_one_at_a_time() {
+    let mut b = Bench::new();
+    for cfg in bases() {
+        let base = vector_filter(&cfg).header();
+        let n = base.links.len();
+        for i in [0, n - 1]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            for (what, edit) in bad_header_edits(&base, i) {
+                let mut h = base.clone();
+                edit(&mut h);
+                b.refuse_header_checked(&h, &format!("{}: {what}", cfg.name));
+            }
+        }
+        // Two links whose sizes add up past u64::MAX.
+        if n > 1 {
+            let mut h = base.clone();
+            for l in &mut h.links[..2] {
+                l.entries = 1 << 63;
+                l.size = 1 << 63;
+            }
+            h.size = h.links.iter().fold(0u64, |s, l| s.wrapping_add(l.size));
+            b.refuse_header_checked(&h, &format!("{}: link sizes past 2^64", cfg.name));
+        }
+    }
+    // Legal variations of the tiny header.
+    let tiny = vector_filter(&Config::load("tiny")).header();
+    let good: Vec<(&str, HEdit)> = vec![
+        ("as dumped", Box::new(|_| {})),
+        ("growth 1", Box::new(|h| h.growth = 1)),
+        ("growth 3", Box::new(|h| h.growth = 3)),
+        ("growth 32768", Box::new(|h| h.growth = MAX_GROWTH as u32)),
+        ("options 13", Box::new(|h| h.options = NO_SCALING as u32)),
+        ("hashes 1", Box::new(|h| h.links[0].hashes = 1)),
+        (
+            "hashes 1100",
+            Box::new(|h| h.links[0].hashes = MAX_HASHES as u32),
+        ),
+        ("error 1e-300", Box::new(|h| h.links[0].error = 1e-300)),
+        (
+            "error 0.4999999",
+            Box::new(|h| h.links[0].error = 0.4999999),
+        ),
+        ("bpe 11.5", Box::new(|h| h.links[0].bpe = 11.5)),
+        ("bpe 1e300", Box::new(|h| h.links[0].bpe = 1e300)),
+        (
+            "entries u64::MAX",
+            Box::new(|h| h.links[0].entries = u64::MAX),
+        ),
+        (
+            "full",
+            Box::new(|h| {
+                h.links[0].size = 10;
+                h.size = 10;
+            }),
+        ),
+        (
+            "no items",
+            Box::new(|h| {
+                h.links[0].size = 0;
+                h.size = 0;
+            }),
+        ),
+        (
+            "64 bits",
+            Box::new(|h| {
+                h.links[0].bits = 64;
+                h.links[0].bytes = 8;
+            }),
+        ),
+        (
+            "4096 bits",
+            Box::new(|h| {
+                h.links[0].bits = 4096;
+                h.links[0].bytes = 512;
+            }),
+        ),
+    ];
+    for (what, edit) in &good {
+        let mut h = tiny.clone();
+        edit(&mut h);
+        match header_oracle(&h.bytes(), b.limit) {
+            Verdict::Accept(_) => {}
+            other => panic!("test table: tiny header {what} is not valid: {other:?}"),
+        }
+        b.accept_header(&h, 24, &format!("tiny header, {what}"));
+    }
+    // A scaling100 header with its last link twice: a consistent five-link chain.
+    let mut h = vector_filter(&Config::load("scaling100")).header();
+    h.links.push(h.links[3].clone());
+    h.size += h.links[4].size;
+    b.accept_header(&h, 8, "scaling100 header with five links");
+    b.guard.check_deep(&mut b.con, "header fields");
+}
+
+#[test]
+fn redisbloom_header_lengths_must_be_exact() {
+    let mut b = Bench::new();
+    b.refuse_header(b"", false, "an empty header");
+    for cfg in bases() {
+        let good = cfg.scandump[0].data.clone();
+        let n = (good.len() - HEADER_FIXED) / HEADER_LINK;
+        for cut in 1..good.len() {
+            b.refuse_header(
+                &good[..cut],
+                false,
+                &format!("{}: cut to {cut} bytes", cfg.name),
+            );
+        }
+        for extra in [&[0u8][..], &[0xff], &[0; 52], &[0; 53], &[0; 54]] {
+            let mut longer = good.clone();
+            longer.extend_from_slice(extra);
+            let what = format!("{}: {} bytes more", cfg.name, extra.len());
+            b.refuse_header(&longer, false, &what);
+        }
+        // The last link twice, with nfilters left alone.
+        let mut longer = good.clone();
+        longer.extend_from_slice(&good[good.len() - HEADER_LINK..]);
+        b.refuse_header(
+            &longer,
+            false,
+            &format!("{}: a link more than nfilters", cfg.name),
+        );
+        for count in [
+            0u32,
+            n as u32 - 1,
+            n as u32 + 1,
+            n as u32 + 2,
+            1 << 16,
+            u32::MAX,
+        ] {
+            if count as usize == n {
+                continue;
+            }
+            let mut bytes = good.clone();
+            bytes[8..12].copy_from_slice(&count.to_le_bytes());
+            let what = format!("{}: nfilters {count} in a header of {n} links", cfg.name);
+            b.refuse_header(&bytes, false, &what);
+        }
+        // nfilters and the length agree, but a link is cut off at the end.
+        let mut bytes = good[..good.len() - HEADER_LINK].to_vec();
+        if n > 1 {
+            bytes[8..12].copy_from_slice(&(n as u32 - 1).to_le_bytes());
+            let what = format!("{}: the last link dropped, sizes left", cfg.name);
+            b.refuse_header(&bytes, false, &what);
+        }
+    }
+    b.guard.check_deep(&mut b.con, "header lengths");
+}
+
+#[test]
+fn chunks_into_a_redisbloom_key_must_fit_one_link() {
+    let mut b = Bench::new();
+    let cfg = Config::load("scaling100");
+    let header = &cfg.scandump[0].data;
+    let v = b.load(VICTIM, "1", header);
+    assert_eq!(v, Value::Okay, "scaling100 header: {v:?}");
+    // A header on an existing key, of either type.
+    for key in [
+        VICTIM.to_string(),
+        b.guard.filter_key.clone(),
+        b.guard.string_key.clone(),
+    ] {
+        let v = b.load(&key, "1", header);
+        assert_eq!(
+            err_of(&v).as_deref(),
+            Some("ERR item exists"),
+            "RedisBloom header on existing {key}: {v:?}"
+        );
+    }
+    let filter = vector_filter(&cfg);
+    let ends: Vec<u64> = filter
+        .links
+        .iter()
+        .scan(0u64, |end, l| {
+            *end += l.data.len() as u64;
+            Some(*end)
+        })
+        .collect();
+    assert_eq!(ends, [144, 456, 1152, 2688]);
+    let total = ends[3];
+    let mut model = vec![0u8; total as usize];
+    let fits: [(u64, u64); 8] = [
+        (0, 144),
+        (144, 312),
+        (456, 696),
+        (1152, 1536),
+        (143, 1),
+        (144, 1),
+        (455, 1),
+        (2687, 1),
+    ];
+    for (n, (offset, len)) in fits.into_iter().enumerate() {
+        let data: Vec<u8> = (0..len)
+            .map(|i| (i as u8) ^ (n as u8 * 40) ^ 0x3c)
+            .collect();
+        let iter = (offset + 1 + len).to_string();
+        let v = b.load(VICTIM, &iter, &data);
+        assert_eq!(v, Value::Okay, "chunk of {len} at {offset}: {v:?}");
+        model[offset as usize..(offset + len) as usize].copy_from_slice(&data);
+    }
+    let data_of = |c: &mut Connection| -> Vec<u8> {
+        scandump(c, VICTIM)
+            .iter()
+            .skip(1)
+            .flat_map(|ch| ch.data.clone())
+            .collect()
+    };
+    assert!(
+        data_of(&mut b.con) == model,
+        "chunks that fit were not written"
+    );
+    let debug = bf_debug(&mut b.con, VICTIM);
+    let cases: Vec<(u64, u64, &str)> = vec![
+        (2690, 1, "one byte just past the end"),
+        (2697, 8, "eight bytes just past the end"),
+        ((1 << 40) + 9, 8, "an offset of 2^40"),
+        (i64::MAX as u64, 8, "an offset near i64::MAX"),
+        (149, 8, "across links 0 and 1 (140..148)"),
+        (146, 2, "across links 0 and 1 (143..145)"),
+        (461, 10, "across links 1 and 2 (450..460)"),
+        (1155, 4, "across links 2 and 3 (1150..1154)"),
+        (2693, 8, "across the end (2684..2692)"),
+        (457, 456, "links 0 and 1 in one chunk"),
+        (2690, 2689, "the whole data and a byte more"),
+        (5, 10, "longer than its iterator allows"),
+        (2, 2, "two bytes at iterator 2"),
+    ];
+    for (iter, len, what) in cases {
+        let v = b.load(VICTIM, &iter.to_string(), &vec![0xee; len as usize]);
+        let text = err_of(&v).unwrap_or_else(|| panic!("{what}: answered {v:?}"));
+        assert!(
+            text.starts_with(LOADCHUNK_BAD) && text.len() > LOADCHUNK_BAD.len(),
+            "{what}: answered {text:?}"
+        );
+        assert!(data_of(&mut b.con) == model, "{what}: data changed");
+        assert_eq!(
+            bf_debug(&mut b.con, VICTIM),
+            debug,
+            "{what}: filter changed"
+        );
+        b.guard.check(&mut b.con, what);
+    }
+    expect_int(&mut b.con, &["DEL", VICTIM], 1);
+    // The real chunks complete the real header into RedisBloom's filter.
+    loadchunks(&mut b.con, VICTIM, &cfg.scandump);
+    b.check_usable(
+        VICTIM,
+        &filter,
+        &cfg.items,
+        24,
+        "scaling100 through LOADCHUNK",
+    );
+    b.guard.check_deep(&mut b.con, "chunks");
+}
+
+#[test]
+fn random_redisbloom_header_mutations_are_refused_or_usable() {
+    let mut b = Bench::new();
+    b.set_limit(1 << 20);
+    let mut rng = Rng::new(0x4d42_4844_5200_0001);
+    let (mut accepted, mut refused) = (0, 0);
+    for cfg in bases() {
+        let base = cfg.scandump[0].data.clone();
+        for round in 0..340 {
+            let bytes = mutate(&mut rng, &base, 0);
+            let what = format!("{} header mutation {round}", cfg.name);
+            match header_oracle(&bytes, b.limit) {
+                Verdict::Reject(r) => {
+                    b.refuse_header(&bytes, r.over_limit, &format!("{what} ({})", r.why));
+                    refused += 1;
+                }
+                Verdict::Accept(h) => {
+                    b.accept_header(&h, 6, &what);
+                    accepted += 1;
+                }
+                Verdict::Unknown(_) => continue,
+            }
+        }
+    }
+    assert!(
+        refused >= 800 && accepted >= 100,
+        "{refused} refused, {accepted} accepted"
+    );
+    b.guard.check_deep(&mut b.con, "random header mutations");
+}
