@@ -18,6 +18,7 @@ use std::thread;
 
 use clap::{Parser, Subcommand};
 use rsbloom::codec::{chunks, guava, header};
+use rsbloom::filter::Scheme;
 
 use dumpfile::{DumpReader, DumpWriter, Record, TmpFile};
 use fail::{fail, Context, Fail, Result};
@@ -360,8 +361,14 @@ fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
             "BF.SCANDUMP {key} 0 answered iterator {first}, expected 1"
         ));
     }
-    let meta = header::decode(&header_bytes, u64::MAX)
+    let meta = chunks::parse_header(&header_bytes, u64::MAX)
         .map_err(|e| Fail(format!("cannot read the filter header: {}", Fail::from(e))))?;
+    if meta.scheme != Scheme::Guava {
+        return fail(format!(
+            "'{key}' is in RedisBloom's format (type MBbloom--), which hashes differently; \
+             Guava cannot read it"
+        ));
+    }
     let [layer] = meta.layers.as_slice() else {
         return fail(format!(
             "'{key}' has {} layers; Guava can hold only a single-layer filter",
