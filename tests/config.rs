@@ -6,16 +6,6 @@ use common::model::Chain;
 use common::*;
 use redis::Value;
 
-fn config_get(c: &mut redis::Connection, name: &str) -> String {
-    match raw(c, &["CONFIG", "GET", name]) {
-        Value::Array(items) if items.len() == 2 => {
-            assert_eq!(as_text(&items[0]), name);
-            as_text(&items[1])
-        }
-        other => panic!("CONFIG GET {name} answered {other:?}"),
-    }
-}
-
 #[test]
 fn defaults() {
     let s = Server::start();

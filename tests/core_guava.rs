@@ -1,25 +1,18 @@
 //! The pure core against ground truth from the real Guava 31.1 (tests/vectors/guava): sizing,
 //! MurmurHash3 and whole filters, bit for bit. No server involved.
 
-use std::fs;
-use std::path::PathBuf;
+#[path = "common/files.rs"]
+mod files;
 
+use files::unhex;
 use rsbloom::filter::{ItemHash, Layer, Sizing};
 
-fn vectors() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/guava")
-}
-
 fn read(name: &str) -> String {
-    fs::read_to_string(vectors().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    files::read("guava", name)
 }
 
-fn unhex(text: &str) -> Vec<u8> {
-    assert!(text.len().is_multiple_of(2), "odd hex length: {text}");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
+fn read_bytes(name: &str) -> Vec<u8> {
+    files::read_bytes("guava", name)
 }
 
 /// Data lines of a TSV file, split on tabs (headers start with '#').
@@ -67,7 +60,7 @@ fn murmur3_matches_every_guava_hash() {
 /// A configuration's items: the lines of `NAME.items.hex` (an empty line is the empty item),
 /// or `u:{i}` for i < n where the vector stores no list.
 fn items(name: &str, n: u64) -> Vec<Vec<u8>> {
-    match fs::read_to_string(vectors().join(format!("{name}.items.hex"))) {
+    match std::fs::read_to_string(files::dir("guava").join(format!("{name}.items.hex"))) {
         Ok(text) => {
             let body = text.strip_suffix('\n').expect("items end with a newline");
             body.split('\n').map(unhex).collect()
@@ -87,7 +80,7 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
     for name in names {
         let (n, p) = name[1..].split_once("_p").unwrap();
         let (n, p): (u64, f64) = (n.parse().unwrap(), p.parse().unwrap());
-        let bin = fs::read(vectors().join(format!("{name}.filter.bin"))).unwrap();
+        let bin = read_bytes(&format!("{name}.filter.bin"));
         assert_eq!(bin[0], 1, "{name}: strategy MURMUR128_MITZ_64");
         let k = bin[1] as u32;
         let longs = i32::from_be_bytes(bin[2..6].try_into().unwrap()) as u64;
@@ -131,7 +124,7 @@ fn guava_files_import_and_export_byte_for_byte() {
         "n100000_p0.01",
         "n1000000_p0.03",
     ] {
-        let bin = fs::read(vectors().join(format!("{name}.filter.bin"))).unwrap();
+        let bin = read_bytes(&format!("{name}.filter.bin"));
         let chain = guava::import(&bin, None, None, limit).unwrap();
         assert_eq!(guava::export(&chain).unwrap(), bin, "{name}");
         let layer = &chain.layers()[0];
@@ -158,7 +151,7 @@ fn guava_files_import_and_export_byte_for_byte() {
     }
     // The approximate count of n100_p0.01 is Guava's own approximateElementCount (102),
     // capped at the derived capacity 95; with a larger capacity it shows in full.
-    let bin = fs::read(vectors().join("n100_p0.01.filter.bin")).unwrap();
+    let bin = read_bytes("n100_p0.01.filter.bin");
     assert_eq!(
         guava::import(&bin, Some(1000), None, limit)
             .unwrap()

@@ -2,9 +2,10 @@
 //! (tests/vectors/redisbloom): MurmurHash64A, its SCANDUMP header and chunks, and every
 //! configuration rebuilt from its items, bit for bit. No server involved.
 
-use std::fs;
-use std::path::PathBuf;
+#[path = "common/files.rs"]
+mod files;
 
+use files::{unhex, REDISBLOOM_CONFIGS as CONFIGS};
 use rsbloom::codec::chunks::{self, Load};
 use rsbloom::filter::redisbloom;
 use rsbloom::filter::{Chain, Scheme};
@@ -13,29 +14,9 @@ use serde_json::Value;
 const NO_LIMIT: u64 = u64::MAX;
 /// RedisBloom's SCANDUMP chunk size, also our default `bf.chunk-bytes`.
 const CHUNK: u64 = 16 << 20;
-const CONFIGS: [&str; 9] = [
-    "tiny",
-    "scaling100",
-    "nonscaling1k",
-    "exp1",
-    "exp4",
-    "big",
-    "empty",
-    "autocreated",
-    "binary",
-];
 
 fn read(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/redisbloom");
-    fs::read_to_string(path.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    assert!(text.len().is_multiple_of(2), "odd hex length: {text}");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
+    files::read("redisbloom", name)
 }
 
 /// `(iterator, data)` per SCANDUMP step, the final `(0, "")` included.

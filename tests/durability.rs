@@ -14,7 +14,6 @@ mod common;
 use common::faults::{info_int, kill9, server_pid, wait_port_closed, wait_until};
 use common::*;
 use redis::{Connection, ConnectionLike, Value};
-use std::fs;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -212,35 +211,6 @@ fn verify(c: &mut Connection, written: &[Written], prefix: &[usize]) -> usize {
     checked
 }
 
-/// The manifest's base file of the AOF directory (`appendonlydir/`).
-fn aof_base(server: &Server) -> (String, Vec<u8>) {
-    let dir = server.dir().join("appendonlydir");
-    let manifest = fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("manifest");
-    let base = manifest
-        .lines()
-        .find(|l| l.contains("type b"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or_else(|| panic!("no base file in the manifest:\n{manifest}"))
-        .to_string();
-    let bytes = fs::read(dir.join(&base)).expect("base file");
-    (base, bytes)
-}
-
-fn wait_rewrite_done(c: &mut Connection) {
-    wait_until(
-        Duration::from_secs(120),
-        || {
-            let info = info_section(c, "persistence");
-            info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0")
-        },
-        || "BGREWRITEAOF did not finish".to_string(),
-    );
-    assert_eq!(
-        info_field(c, "persistence", "aof_last_bgrewrite_status").as_deref(),
-        Some("ok")
-    );
-}
-
 /// The AOF scenario: writers, a BGREWRITEAOF during the writes, more writes, kill -9 while
 /// writing, restart from the AOF, check every acknowledged item.
 fn aof_scenario(preamble: bool) {
@@ -270,14 +240,14 @@ fn aof_scenario(preamble: bool) {
     let stream = Stream::start(&server);
     stream.wait_acks(500, 5000);
     expect_ok_or_started(&mut c, &["BGREWRITEAOF"]);
-    wait_rewrite_done(&mut c);
+    wait_for_aof_rewrite_within(&mut c, Duration::from_secs(120));
     let (a, m) = stream.counts();
     // More writes after the rewrite (they go to the new incremental file), then the kill.
     stream.wait_acks(a.max(1500) + 300, m.max(15_000) + 3000);
     let written = stream.kill();
     drop(c);
 
-    let (base, bytes) = aof_base(&server);
+    let (base, bytes) = server.aof_base();
     // Base 1 is the one created at startup; ours (the BGREWRITEAOF above) comes after it.
     assert!(
         !base.starts_with("appendonly.aof.1."),

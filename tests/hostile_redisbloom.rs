@@ -15,12 +15,16 @@
 
 mod common;
 
-use common::hostile::{config_set, key_exists, mutate, parse_too_large, Guard, Rng};
+use common::hostile::{
+    config_set, expect_add_answers, key_exists, mutate, odd_nan, parse_too_large, Guard, Rng,
+    BAD_RATES,
+};
 use common::model::debug_line;
 use common::rdb::*;
 use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
 use common::*;
 use redis::{Connection, Value};
+use rsbloom::filter::redisbloom::murmur64a;
 
 const TYPE_NAME: &str = "MBbloom--";
 /// `MBbloom--` with encoding version 4, as RedisBloom writes it (README of the vectors).
@@ -455,16 +459,7 @@ fn reject<T>(why: impl Into<String>) -> Verdict<T> {
 fn oracle(payload: &[u8], limit: u64) -> Verdict<Filter> {
     let mut c = Cursor::new(payload);
     let read = (|| -> Result<Option<Filter>, String> {
-        if c.take(1)?[0] != 7 {
-            return Err("not a module value".into());
-        }
-        let id = c.len()?.0;
-        if id & !1023 != MODULE_ID & !1023 {
-            return Err("another module type".into());
-        }
-        if id & 1023 != 4 {
-            return Err(format!("encoding version {}", id & 1023));
-        }
+        c.module_head(MODULE_ID, 4)?;
         let size = c.unsigned()?;
         let nfilters = c.unsigned()?;
         let options = c.unsigned()?;
@@ -493,10 +488,7 @@ fn oracle(payload: &[u8], limit: u64) -> Verdict<Filter> {
                 size,
             });
         }
-        // Redis reads the module EOF opcode; what follows it is not looked at.
-        if c.len()?.0 != OP_EOF as u64 {
-            return Err("no module EOF opcode".into());
-        }
+        c.module_eof()?;
         Ok(Some(Filter {
             size,
             nfilters: None,
@@ -538,33 +530,7 @@ fn header_oracle(bytes: &[u8], limit: u64) -> Verdict<Header> {
 // RedisBloom's chain, to predict answers, growth and bits exactly
 // ---------------------------------------------------------------------------------------
 
-/// MurmurHash64A as RedisBloom uses it.
-fn murmur64a(data: &[u8], seed: u64) -> u64 {
-    const M: u64 = 0xc6a4_a793_5bd1_e995;
-    const R: u32 = 47;
-    let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
-    let mut blocks = data.chunks_exact(8);
-    for block in &mut blocks {
-        let mut k = u64::from_le_bytes(block.try_into().unwrap());
-        k = k.wrapping_mul(M);
-        k ^= k >> R;
-        k = k.wrapping_mul(M);
-        h ^= k;
-        h = h.wrapping_mul(M);
-    }
-    let tail = blocks.remainder();
-    if !tail.is_empty() {
-        for (i, &b) in tail.iter().enumerate() {
-            h ^= (b as u64) << (8 * i);
-        }
-        h = h.wrapping_mul(M);
-    }
-    h ^= h >> R;
-    h = h.wrapping_mul(M);
-    h ^= h >> R;
-    h
-}
-
+/// RedisBloom's two hash words of an item (MurmurHash64A from the library).
 fn rb_hash(item: &[u8]) -> (u64, u64) {
     let a = murmur64a(item, HASH_SEED);
     (a, murmur64a(item, a))
@@ -753,17 +719,9 @@ impl Bench {
                 'a'
             }
             Verdict::Unknown(why) => {
-                let v = restore(&mut self.con, VICTIM, payload);
-                if v == Value::Okay {
-                    self.check_readable(VICTIM, what);
-                    expect_int(&mut self.con, &["DEL", VICTIM], 1);
-                } else {
-                    assert_eq!(
-                        err_of(&v).as_deref(),
-                        Some(BAD_DATA),
-                        "{what} ({why}): RESTORE answered {v:?}"
-                    );
-                }
+                restore_unmodelled(&mut self.con, VICTIM, payload, what, &why, |c| {
+                    check_readable(c, VICTIM, what)
+                });
                 self.guard.check(&mut self.con, what);
                 'u'
             }
@@ -916,7 +874,7 @@ impl Bench {
                 "{what}: answers for the added items differ from RedisBloom's chain"
             );
         } else {
-            self.check_readable(key, what);
+            check_readable(&mut self.con, key, what);
         }
         // The module's own DUMP restores into the same filter.
         let dump = as_bytes(&raw(&mut self.con, &["DUMP", key]));
@@ -931,30 +889,19 @@ impl Bench {
         expect_int(c, &["DEL", COPY], 1);
         self.guard.check(&mut self.con, what);
     }
+}
 
-    /// A filter the oracle cannot describe must still answer every read and a write.
-    fn check_readable(&mut self, key: &str, what: &str) {
-        let c = &mut self.con;
-        assert_eq!(as_text(&raw(c, &["TYPE", key])), TYPE_NAME, "{what}: TYPE");
-        bf_debug(c, key);
-        assert_eq!(bf_info(c, key).len(), 5, "{what}: BF.INFO");
-        scandump(c, key);
-        let v = raw(c, &["BF.ADD", key, "readable-probe"]);
-        match &v {
-            Value::Int(0) | Value::Int(1) => {}
-            other => {
-                let text = err_of(other).unwrap_or_else(|| panic!("{what}: BF.ADD answered {v:?}"));
-                assert!(
-                    text.starts_with(TOO_LARGE) || text == FULL,
-                    "{what}: BF.ADD answered {text:?}"
-                );
-            }
-        }
-        let dump = as_bytes(&raw(c, &["DUMP", key]));
-        let v = restore(c, COPY, &dump);
-        assert_eq!(v, Value::Okay, "{what}: RESTORE of its own DUMP: {v:?}");
-        expect_int(c, &["DEL", COPY], 1);
-    }
+/// A filter the oracle cannot describe must still answer every read and a write.
+fn check_readable(c: &mut Connection, key: &str, what: &str) {
+    assert_eq!(as_text(&raw(c, &["TYPE", key])), TYPE_NAME, "{what}: TYPE");
+    bf_debug(c, key);
+    assert_eq!(bf_info(c, key).len(), 5, "{what}: BF.INFO");
+    scandump(c, key);
+    expect_add_answers(c, key, "readable-probe", what);
+    let dump = as_bytes(&raw(c, &["DUMP", key]));
+    let v = restore(c, COPY, &dump);
+    assert_eq!(v, Value::Okay, "{what}: RESTORE of its own DUMP: {v:?}");
+    expect_int(c, &["DEL", COPY], 1);
 }
 
 /// The three filters the field-by-field tests start from.
@@ -964,29 +911,6 @@ fn bases() -> Vec<Config> {
         .map(Config::load)
         .collect()
 }
-
-fn with_field(base: &[F], at: usize, field: F) -> Vec<F> {
-    let mut f = base.to_vec();
-    f[at] = field;
-    f
-}
-
-const BAD_ERRORS: [f64; 14] = [
-    f64::NAN,
-    -f64::NAN,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    0.0,
-    -0.0,
-    1.0,
-    1.0000001,
-    -0.01,
-    -5e-324,
-    2.0,
-    f64::MAX,
-    f64::MIN,
-    -1.0,
-];
 
 const BAD_BPES: [f64; 8] = [
     f64::NAN,
@@ -999,19 +923,45 @@ const BAD_BPES: [f64; 8] = [
     f64::MIN,
 ];
 
-/// A NaN with another payload bit pattern.
-fn odd_nan() -> f64 {
-    let nan = f64::from_bits(0x7ff0_0000_0000_0001);
-    assert!(nan.is_nan());
-    nan
+/// Error rates a link must refuse: [`BAD_RATES`], the negative of the smallest subnormal and
+/// a NaN with another payload.
+fn bad_errors() -> Vec<f64> {
+    let mut errors = BAD_RATES.to_vec();
+    errors.extend([-5e-324, odd_nan()]);
+    errors
 }
 
-type Edit = Box<dyn Fn(&mut Filter)>;
+type Edit<T> = Box<dyn Fn(&mut T)>;
+
+/// Named edits of a [`Filter`] or a [`Header`], in the order they were added.
+struct Edits<T>(Vec<(String, Edit<T>)>);
+
+impl<T: 'static> Edits<T> {
+    fn new() -> Edits<T> {
+        Edits(Vec::new())
+    }
+
+    fn add(&mut self, what: impl Into<String>, edit: impl Fn(&mut T) + 'static) {
+        self.0.push((what.into(), Box::new(edit)));
+    }
+
+    /// One edit per value `v`, named `what(v)`, doing `set(t, v)`.
+    fn each<V: Copy + 'static>(
+        &mut self,
+        values: impl IntoIterator<Item = V>,
+        what: impl Fn(V) -> String,
+        set: impl Fn(&mut T, V) + Copy + 'static,
+    ) {
+        for v in values {
+            self.add(what(v), move |t| set(t, v));
+        }
+    }
+}
 
 /// Edits of the chain's own fields that break a rule, for a filter of `n` links of total
 /// size `size`.
-fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit)> {
-    let mut edits: Vec<(String, Edit)> = Vec::new();
+fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit<Filter>)> {
+    let mut e: Edits<Filter> = Edits::new();
     let options = [
         0u64,
         1,
@@ -1036,218 +986,176 @@ fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit)> {
         1 << 40,
         u64::MAX,
     ];
-    for o in options {
-        edits.push((format!("options {o}"), Box::new(move |f| f.options = o)));
-    }
+    e.each(options, |o| format!("options {o}"), |f, o| f.options = o);
     if n > 1 {
-        edits.push((
-            "options 13 (NO_SCALING) with several links".into(),
-            Box::new(|f| f.options = NO_SCALING),
-        ));
+        e.add("options 13 (NO_SCALING) with several links", |f| {
+            f.options = NO_SCALING
+        });
     }
-    for g in [
+    let growths = [
         0u64,
         MAX_GROWTH + 1,
         65536,
         1 << 32,
         (1 << 32) + 2,
         u64::MAX,
-    ] {
-        edits.push((format!("growth {g}"), Box::new(move |f| f.growth = g)));
-    }
+    ];
+    e.each(growths, |g| format!("growth {g}"), |f, g| f.growth = g);
     let n = n as u64;
     let mut counts = vec![0, n + 1, n + 2, 1 << 32, 1 << 40, u64::MAX];
     if n > 1 {
         counts.push(n - 1);
     }
-    for c in counts {
-        edits.push((
-            format!("nfilters {c} for {n}"),
-            Box::new(move |f| f.nfilters = Some(c)),
-        ));
-    }
+    e.each(
+        counts,
+        |c| format!("nfilters {c} for {n}"),
+        |f, c| f.nfilters = Some(c),
+    );
     let mut sizes = vec![size + 1, u64::MAX];
     if size > 0 {
         sizes.extend([size - 1, 0]);
     }
-    for s in sizes {
-        edits.push((
-            format!("chain size {s} for {size}"),
-            Box::new(move |f| f.size = s),
-        ));
-    }
-    edits
+    e.each(
+        sizes,
+        |s| format!("chain size {s} for {size}"),
+        |f, s| f.size = s,
+    );
+    e.0
 }
 
 /// Edits of link `i` that break a rule.
-fn bad_link_edits(i: usize, link: &Link) -> Vec<(String, Edit)> {
-    let mut edits: Vec<(String, Edit)> = Vec::new();
+fn bad_link_edits(i: usize, link: &Link) -> Vec<(String, Edit<Filter>)> {
+    let mut e: Edits<Filter> = Edits::new();
     let name = |what: String| format!("link {i}: {what}");
-    edits.push((
-        name("entries 0".into()),
-        Box::new(move |f| f.links[i].entries = 0),
-    ));
+    e.add(name("entries 0".into()), move |f| f.links[i].entries = 0);
     if link.size > 0 {
         let below = link.size - 1;
-        edits.push((
-            name(format!("entries {below}, below its size")),
-            Box::new(move |f| f.links[i].entries = below),
-        ));
+        e.add(name(format!("entries {below}, below its size")), move |f| {
+            f.links[i].entries = below
+        });
     }
     let over = link.entries + 1;
-    edits.push((
+    e.add(
         name(format!(
             "size {over}, above its entries (chain size follows)"
         )),
-        Box::new(move |f| {
+        move |f| {
             f.links[i].size = over;
             f.resum();
-        }),
-    ));
-    edits.push((
+        },
+    );
+    e.add(
         name("size u64::MAX (chain size follows, wrapping)".into()),
-        Box::new(move |f| {
+        move |f| {
             f.links[i].size = u64::MAX;
             f.resum();
-        }),
-    ));
-    let mut errors = BAD_ERRORS.to_vec();
-    errors.push(odd_nan());
-    for e in errors {
-        edits.push((
-            name(format!("error {e:e} ({:#x})", e.to_bits())),
-            Box::new(move |f| f.links[i].error = e),
-        ));
-    }
-    for k in [0u64, MAX_HASHES + 1, 5000, 1 << 32, (1 << 32) + 8, u64::MAX] {
-        edits.push((
-            name(format!("hashes {k}")),
-            Box::new(move |f| f.links[i].hashes = k),
-        ));
-    }
-    for bpe in BAD_BPES {
-        edits.push((
-            name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
-            Box::new(move |f| f.links[i].bpe = bpe),
-        ));
-    }
+        },
+    );
+    e.each(
+        bad_errors(),
+        |v| name(format!("error {v:e} ({:#x})", v.to_bits())),
+        move |f, v| f.links[i].error = v,
+    );
+    e.each(
+        [0u64, MAX_HASHES + 1, 5000, 1 << 32, (1 << 32) + 8, u64::MAX],
+        |k| name(format!("hashes {k}")),
+        move |f, k| f.links[i].hashes = k,
+    );
+    e.each(
+        BAD_BPES,
+        |bpe| name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
+        move |f, bpe| f.links[i].bpe = bpe,
+    );
     // Bit counts that are not a non-zero multiple of 64, each with the bit array they imply.
     let bits = link.bits;
-    for b in [0, 8, 56, 63, 65, 120, 136, bits - 8, bits + 8, bits + 32] {
-        edits.push((
-            name(format!("bits {b} with {} bytes", b / 8)),
-            Box::new(move |f| {
-                f.links[i].bits = b;
-                f.links[i].data.resize((b / 8) as usize, 0xa5);
-            }),
-        ));
-    }
+    e.each(
+        [0, 8, 56, 63, 65, 120, 136, bits - 8, bits + 8, bits + 32],
+        |b| name(format!("bits {b} with {} bytes", b / 8)),
+        move |f, b| {
+            f.links[i].bits = b;
+            f.links[i].data.resize((b / 8) as usize, 0xa5);
+        },
+    );
     // Bit counts that do not match the bit array that follows.
     let mut wrong = vec![bits * 2, bits + 64, 1 << 63, u64::MAX - 63, (1 << 40) * 8];
     if bits > 64 {
         wrong.push(bits - 64);
     }
-    for b in wrong {
-        edits.push((
-            name(format!("bits {b} over a bit array of {} bytes", bits / 8)),
-            Box::new(move |f| f.links[i].bits = b),
-        ));
-    }
+    e.each(
+        wrong,
+        |b| name(format!("bits {b} over a bit array of {} bytes", bits / 8)),
+        move |f, b| f.links[i].bits = b,
+    );
     let bytes = bits / 8;
-    for len in [0, 1, bytes - 1, bytes + 1, bytes + 8, bytes * 2] {
-        edits.push((
-            name(format!("a bit array of {len} bytes for {bits} bits")),
-            Box::new(move |f| f.links[i].data.resize(len as usize, 0x5a)),
-        ));
-    }
-    for n2 in [1u64, 7, 8, 64, 255, 256, u64::MAX] {
-        edits.push((
-            name(format!("n2 {n2}")),
-            Box::new(move |f| f.links[i].n2 = n2),
-        ));
-    }
-    edits
+    e.each(
+        [0, 1, bytes - 1, bytes + 1, bytes + 8, bytes * 2],
+        |len| name(format!("a bit array of {len} bytes for {bits} bits")),
+        move |f, len| f.links[i].data.resize(len as usize, 0x5a),
+    );
+    e.each(
+        [1u64, 7, 8, 64, 255, 256, u64::MAX],
+        |n2| name(format!("n2 {n2}")),
+        move |f, n2| f.links[i].n2 = n2,
+    );
+    e.0
 }
 
 /// Edits of a single-link filter (the `tiny` vector) that keep every rule.
-fn good_tiny_edits() -> Vec<(String, Edit)> {
-    let mut edits: Vec<(String, Edit)> = Vec::new();
-    for g in [1u64, 3, MAX_GROWTH] {
-        edits.push((format!("growth {g}"), Box::new(move |f| f.growth = g)));
-    }
-    edits.push((
-        "options 13: the one link, non-scaling".into(),
-        Box::new(|f| f.options = NO_SCALING),
-    ));
-    edits.push((
-        "options 13, full".into(),
-        Box::new(|f| {
-            f.options = NO_SCALING;
-            f.links[0].size = f.links[0].entries;
-            f.resum();
-        }),
-    ));
-    edits.push((
-        "a full link".into(),
-        Box::new(|f| {
-            f.links[0].size = f.links[0].entries;
-            f.resum();
-        }),
-    ));
-    edits.push((
-        "a full link with growth 32768".into(),
-        Box::new(|f| {
-            f.growth = MAX_GROWTH;
-            f.links[0].size = f.links[0].entries;
-            f.resum();
-        }),
-    ));
-    edits.push((
-        "no items counted".into(),
-        Box::new(|f| {
-            f.links[0].size = 0;
-            f.resum();
-        }),
-    ));
-    edits.push((
-        "entries u64::MAX".into(),
-        Box::new(|f| f.links[0].entries = u64::MAX),
-    ));
-    for k in [1u64, 2, MAX_HASHES] {
-        edits.push((
-            format!("hashes {k}"),
-            Box::new(move |f| f.links[0].hashes = k),
-        ));
-    }
-    for e in [1e-300, 5e-324, 0.25, 0.4999999] {
-        edits.push((
-            format!("error {e:e}"),
-            Box::new(move |f| f.links[0].error = e),
-        ));
-    }
+fn good_tiny_edits() -> Vec<(String, Edit<Filter>)> {
+    let mut e: Edits<Filter> = Edits::new();
+    e.each(
+        [1u64, 3, MAX_GROWTH],
+        |g| format!("growth {g}"),
+        |f, g| f.growth = g,
+    );
+    e.add("options 13: the one link, non-scaling", |f| {
+        f.options = NO_SCALING
+    });
+    e.add("options 13, full", |f| {
+        f.options = NO_SCALING;
+        f.links[0].size = f.links[0].entries;
+        f.resum();
+    });
+    e.add("a full link", |f| {
+        f.links[0].size = f.links[0].entries;
+        f.resum();
+    });
+    e.add("a full link with growth 32768", |f| {
+        f.growth = MAX_GROWTH;
+        f.links[0].size = f.links[0].entries;
+        f.resum();
+    });
+    e.add("no items counted", |f| {
+        f.links[0].size = 0;
+        f.resum();
+    });
+    e.add("entries u64::MAX", |f| f.links[0].entries = u64::MAX);
+    e.each(
+        [1u64, 2, MAX_HASHES],
+        |k| format!("hashes {k}"),
+        |f, k| f.links[0].hashes = k,
+    );
+    e.each(
+        [1e-300, 5e-324, 0.25, 0.4999999],
+        |v| format!("error {v:e}"),
+        |f, v| f.links[0].error = v,
+    );
     // 11.5 bits per entry still gives 128 bits for 10 entries and k = ceil(0.693 * 11.5) = 8:
     // another bpe consistent with the link as it is.
-    for bpe in [11.5, 5e-324, f64::MIN_POSITIVE, 1e300, f64::MAX] {
-        edits.push((
-            format!("bpe {bpe:e}"),
-            Box::new(move |f| f.links[0].bpe = bpe),
-        ));
-    }
-    edits.push((
-        "64 bits".into(),
-        Box::new(|f| {
-            f.links[0].bits = 64;
-            f.links[0].data.truncate(8);
-        }),
-    ));
-    edits.push((
-        "192 bits".into(),
-        Box::new(|f| {
-            f.links[0].bits = 192;
-            f.links[0].data.resize(24, 0x81);
-        }),
-    ));
-    edits
+    e.each(
+        [11.5, 5e-324, f64::MIN_POSITIVE, 1e300, f64::MAX],
+        |bpe| format!("bpe {bpe:e}"),
+        |f, bpe| f.links[0].bpe = bpe,
+    );
+    e.add("64 bits", |f| {
+        f.links[0].bits = 64;
+        f.links[0].data.truncate(8);
+    });
+    e.add("192 bits", |f| {
+        f.links[0].bits = 192;
+        f.links[0].data.resize(24, 0x81);
+    });
+    e.0
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1425,11 +1333,6 @@ fn wrong_field_types_are_refused() {
     let mut b = Bench::new();
     let tiny = vector_filter(&Config::load("tiny"));
     let fields = tiny.fields();
-    let raw_op = |op: u8, rest: &[u8]| {
-        let mut r = vec![op];
-        r.extend_from_slice(rest);
-        F::Raw(r)
-    };
     let cases: Vec<(&str, usize, F)> = vec![
         ("a double for the chain size", AT_SIZE, F::D(5.0)),
         ("a double for nfilters", AT_NFILTERS, F::D(1.0)),
@@ -1675,12 +1578,12 @@ fn random_payload_mutations_never_hurt_the_server() {
     let mut rng = Rng::new(0x4d42_626c_6f6f_6d04);
     let mut seen = std::collections::HashMap::new();
     for cfg in ["tiny", "nonscaling1k"].map(Config::load) {
-        let body = b.frame.body(&vector_filter(&cfg).fields());
-        for round in 0..400 {
-            let mutated = mutate(&mut rng, &body, b.frame.head.len());
-            let payload = b.frame.seal(&mutated);
+        let payloads = b
+            .frame
+            .mutations(&mut rng, &vector_filter(&cfg).fields(), 400);
+        for (round, payload) in payloads.iter().enumerate() {
             let what = format!("{}: mutation {round}", cfg.name);
-            *seen.entry(b.expect_oracle(&payload, &what)).or_insert(0u32) += 1;
+            *seen.entry(b.expect_oracle(payload, &what)).or_insert(0u32) += 1;
         }
     }
     let rejected = seen.get(&'r').copied().unwrap_or(0);
@@ -1693,102 +1596,88 @@ fn random_payload_mutations_never_hurt_the_server() {
 // Tests: BF.LOADCHUNK with RedisBloom's header
 // ---------------------------------------------------------------------------------------
 
-type HEdit = Box<dyn Fn(&mut Header)>;
-
 /// Edits of a header that break a rule (link `i` for the per-link ones).
-fn bad_header_edits(h: &Header, i: usize) -> Vec<(String, HEdit)> {
-    let mut edits: Vec<(String, HEdit)> = Vec::new();
+fn bad_header_edits(h: &Header, i: usize) -> Vec<(String, Edit<Header>)> {
+    let mut e: Edits<Header> = Edits::new();
     let n = h.links.len();
-    for o in [0u32, 1, 4, 7, 8, 12, 15, 21, 0x8000_0005, u32::MAX] {
-        edits.push((format!("options {o}"), Box::new(move |h| h.options = o)));
-    }
+    e.each(
+        [0u32, 1, 4, 7, 8, 12, 15, 21, 0x8000_0005, u32::MAX],
+        |o| format!("options {o}"),
+        |h, o| h.options = o,
+    );
     if n > 1 {
-        edits.push((
-            "options 13 with several links".into(),
-            Box::new(|h| h.options = NO_SCALING as u32),
-        ));
+        e.add("options 13 with several links", |h| {
+            h.options = NO_SCALING as u32
+        });
     }
-    for g in [0u32, MAX_GROWTH as u32 + 1, 1 << 31, u32::MAX] {
-        edits.push((format!("growth {g}"), Box::new(move |h| h.growth = g)));
-    }
+    e.each(
+        [0u32, MAX_GROWTH as u32 + 1, 1 << 31, u32::MAX],
+        |g| format!("growth {g}"),
+        |h, g| h.growth = g,
+    );
     let size = h.size;
     let mut sizes = vec![size + 1, u64::MAX];
     if size > 0 {
         sizes.extend([size - 1, 0]);
     }
-    for s in sizes {
-        edits.push((format!("chain size {s}"), Box::new(move |h| h.size = s)));
-    }
+    e.each(sizes, |s| format!("chain size {s}"), |h, s| h.size = s);
     let l = &h.links[i];
     let name = |what: String| format!("link {i}: {what}");
-    edits.push((
-        name("entries 0".into()),
-        Box::new(move |h| h.links[i].entries = 0),
-    ));
+    e.add(name("entries 0".into()), move |h| h.links[i].entries = 0);
     if l.size > 0 {
         let below = l.size - 1;
-        edits.push((
-            name(format!("entries {below}")),
-            Box::new(move |h| h.links[i].entries = below),
-        ));
+        e.add(name(format!("entries {below}")), move |h| {
+            h.links[i].entries = below
+        });
     }
     let over = l.entries + 1;
-    edits.push((
+    e.add(
         name(format!("size {over} (chain size follows)")),
-        Box::new(move |h| {
+        move |h| {
             h.size = h.size - h.links[i].size + over;
             h.links[i].size = over;
-        }),
-    ));
-    let mut errors = BAD_ERRORS.to_vec();
-    errors.push(odd_nan());
-    for e in errors {
-        edits.push((
-            name(format!("error {e:e} ({:#x})", e.to_bits())),
-            Box::new(move |h| h.links[i].error = e),
-        ));
-    }
-    for bpe in BAD_BPES {
-        edits.push((
-            name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
-            Box::new(move |h| h.links[i].bpe = bpe),
-        ));
-    }
-    for k in [0u32, MAX_HASHES as u32 + 1, 5000, u32::MAX] {
-        edits.push((
-            name(format!("hashes {k}")),
-            Box::new(move |h| h.links[i].hashes = k),
-        ));
-    }
-    for n2 in [1u8, 7, 64, 0xff] {
-        edits.push((
-            name(format!("n2 {n2}")),
-            Box::new(move |h| h.links[i].n2 = n2),
-        ));
-    }
+        },
+    );
+    e.each(
+        bad_errors(),
+        |v| name(format!("error {v:e} ({:#x})", v.to_bits())),
+        move |h, v| h.links[i].error = v,
+    );
+    e.each(
+        BAD_BPES,
+        |bpe| name(format!("bpe {bpe:e} ({:#x})", bpe.to_bits())),
+        move |h, bpe| h.links[i].bpe = bpe,
+    );
+    e.each(
+        [0u32, MAX_HASHES as u32 + 1, 5000, u32::MAX],
+        |k| name(format!("hashes {k}")),
+        move |h, k| h.links[i].hashes = k,
+    );
+    e.each(
+        [1u8, 7, 64, 0xff],
+        |n2| name(format!("n2 {n2}")),
+        move |h, n2| h.links[i].n2 = n2,
+    );
     let (bytes, bits) = (l.bytes, l.bits);
-    for by in [0, bytes - 1, bytes + 1, bytes * 2, u64::MAX] {
-        edits.push((
-            name(format!("bytes {by} for {bits} bits")),
-            Box::new(move |h| h.links[i].bytes = by),
-        ));
-    }
-    for b in [0u64, 8, 63, 65, 120, bits - 8, bits + 8, bits * 2, u64::MAX] {
-        edits.push((
-            name(format!("bits {b} for {bytes} bytes")),
-            Box::new(move |h| h.links[i].bits = b),
-        ));
-    }
-    for b in [0u64, 8, 56, 136, bits + 8] {
-        edits.push((
-            name(format!("bits {b} with bytes {} to match", b / 8)),
-            Box::new(move |h| {
-                h.links[i].bits = b;
-                h.links[i].bytes = b / 8;
-            }),
-        ));
-    }
-    edits
+    e.each(
+        [0, bytes - 1, bytes + 1, bytes * 2, u64::MAX],
+        |by| name(format!("bytes {by} for {bits} bits")),
+        move |h, by| h.links[i].bytes = by,
+    );
+    e.each(
+        [0u64, 8, 63, 65, 120, bits - 8, bits + 8, bits * 2, u64::MAX],
+        |b| name(format!("bits {b} for {bytes} bytes")),
+        move |h, b| h.links[i].bits = b,
+    );
+    e.each(
+        [0u64, 8, 56, 136, bits + 8],
+        |b| name(format!("bits {b} with bytes {} to match", b / 8)),
+        move |h, b| {
+            h.links[i].bits = b;
+            h.links[i].bytes = b / 8;
+        },
+    );
+    e.0
 }
 
 #[test]
@@ -1820,7 +1709,7 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
     }
     // Legal variations of the tiny header.
     let tiny = vector_filter(&Config::load("tiny")).header();
-    let good: Vec<(&str, HEdit)> = vec![
+    let good: Vec<(&str, Edit<Header>)> = vec![
         ("as dumped", Box::new(|_| {})),
         ("growth 1", Box::new(|h| h.growth = 1)),
         ("growth 3", Box::new(|h| h.growth = 3)),

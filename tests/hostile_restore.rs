@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::hostile::{mutate, Guard, Rng};
+use common::hostile::{expect_add_answers, odd_nan, Guard, Rng, BAD_RATES};
 use common::model;
 use common::rdb::*;
 use common::*;
@@ -174,21 +174,9 @@ fn rate_ok(p: f64) -> bool {
 
 /// What RESTORE of `payload` (already sealed) must do, given the module id of the type.
 fn oracle(payload: &[u8], module_id: u64) -> Verdict {
-    let mut c = Cursor {
-        bytes: payload,
-        pos: 0,
-    };
+    let mut c = Cursor::new(payload);
     let result = (|| -> Result<Option<ValueSpec>, String> {
-        if c.take(1)?[0] != 7 {
-            return Err("not a module value".into());
-        }
-        let id = c.len()?.0;
-        if id & !1023 != module_id & !1023 {
-            return Err("another module type".into());
-        }
-        if id & 1023 != 1 {
-            return Err(format!("encoding version {}", id & 1023));
-        }
+        c.module_head(module_id, 1)?;
         let flags = c.unsigned()?;
         if flags != 0 {
             return Err("flags".into());
@@ -242,10 +230,7 @@ fn oracle(payload: &[u8], module_id: u64) -> Verdict {
         if unknown {
             return Ok(None);
         }
-        // Redis reads the module EOF opcode; whatever follows it is not looked at.
-        if c.len()?.0 != OP_EOF as u64 {
-            return Err("no module EOF opcode".into());
-        }
+        c.module_eof()?;
         Ok(Some(ValueSpec {
             flags,
             expansion,
@@ -328,17 +313,9 @@ impl Bench {
                 'a'
             }
             Verdict::Unknown(why) => {
-                let v = self.restore(payload);
-                if v == Value::Okay {
-                    check_restored(&mut self.con, VICTIM, None, what);
-                    expect_int(&mut self.con, &["DEL", VICTIM], 1);
-                } else {
-                    assert_eq!(
-                        err_of(&v).as_deref(),
-                        Some(BAD_DATA),
-                        "{what} ({why}): RESTORE answered {v:?}"
-                    );
-                }
+                restore_unmodelled(&mut self.con, VICTIM, payload, what, &why, |c| {
+                    check_restored(c, VICTIM, None, what)
+                });
                 self.guard.check(&mut self.con, what);
                 'u'
             }
@@ -376,29 +353,12 @@ fn check_restored(con: &mut Connection, key: &str, value: Option<&ValueSpec>, wh
     assert_eq!(bf_debug(con, "victim:copy"), debug, "{what}: copy differs");
     expect_int(con, &["DEL", "victim:copy"], 1);
     // A write on it: an answer or a documented error, never a caught panic.
-    let v = raw(con, &["BF.ADD", key, "probe-item"]);
-    match &v {
-        Value::Int(0) | Value::Int(1) => {}
-        other => {
-            let text = err_of(other).unwrap_or_else(|| panic!("{what}: BF.ADD answered {v:?}"));
-            assert!(
-                text.starts_with("ERR filter would need ")
-                    || text == "ERR non scaling filter is full",
-                "{what}: BF.ADD on the restored filter answered {text:?}"
-            );
-        }
-    }
+    let v = expect_add_answers(con, key, "probe-item", what);
     expect_int(
         con,
         &["BF.EXISTS", key, "probe-item"],
         i64::from(v == Value::Int(1) || v == Value::Int(0)),
     );
-}
-
-fn with_field(base: &[F], at: usize, field: F) -> Vec<F> {
-    let mut f = base.to_vec();
-    f[at] = field;
-    f
 }
 
 // Field positions in a one-layer value's field list.
@@ -769,31 +729,13 @@ fn bad_counts_and_capacities_are_refused() {
 fn bad_error_rates_are_refused() {
     let mut b = Bench::new();
     let fields = base_value().fields();
-    let bad = [
-        f64::NAN,
-        -f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        0.0,
-        -0.0,
-        1.0,
-        -0.01,
-        -1.0,
-        1.0000001,
-        2.0,
-        f64::MAX,
-        f64::MIN,
-    ];
-    for p in bad {
+    for p in BAD_RATES {
         for (at, name) in [(AT_ERROR, "layer"), (AT_RATE, "chain")] {
             let f = with_field(&fields, at, F::D(p));
             b.refuse(&b.frame.payload(&f), &format!("{name} error rate {p}"));
         }
     }
-    // A NaN with another payload bit pattern.
-    let odd_nan = f64::from_bits(0x7ff0_0000_0000_0001);
-    assert!(odd_nan.is_nan());
-    let f = with_field(&fields, AT_ERROR, F::D(odd_nan));
+    let f = with_field(&fields, AT_ERROR, F::D(odd_nan()));
     b.refuse(&b.frame.payload(&f), "signalling NaN layer error");
     b.guard.check_deep(&mut b.con, "error rates");
 }
@@ -832,11 +774,6 @@ fn unknown_flags_and_bad_expansions_are_refused() {
 fn wrong_field_types_and_versions_are_refused() {
     let mut b = Bench::new();
     let fields = base_value().fields();
-    let raw_op = |op: u8, rest: &[u8]| {
-        let mut r = vec![op];
-        r.extend_from_slice(rest);
-        F::Raw(r)
-    };
     let cases: Vec<(&str, usize, F)> = vec![
         ("a double for the flags", AT_FLAGS, F::D(0.0)),
         ("a double for the layer count", AT_NLAYERS, F::D(1.0)),
@@ -942,12 +879,10 @@ fn random_mutations_never_hurt_the_server() {
     let mut rng = Rng::new(0x5eed_0001_beef_cafe);
     let mut seen = std::collections::HashMap::new();
     for (base_no, value) in [base_value(), two_layer_value()].iter().enumerate() {
-        let body = b.frame.body(&value.fields());
-        for round in 0..1500 {
-            let mutated = mutate(&mut rng, &body, b.frame.head.len());
-            let payload = b.frame.seal(&mutated);
+        let payloads = b.frame.mutations(&mut rng, &value.fields(), 1500);
+        for (round, payload) in payloads.iter().enumerate() {
             let what = format!("mutation {round} of base {base_no}");
-            let kind = b.expect_oracle(&payload, &what);
+            let kind = b.expect_oracle(payload, &what);
             *seen.entry(kind).or_insert(0u32) += 1;
         }
     }

@@ -7,8 +7,6 @@ mod common;
 use common::*;
 use redis::{Connection, Value};
 use std::collections::BTreeMap;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
 
 /// The keys of the data set and the items each holds.
 struct Dataset {
@@ -146,61 +144,6 @@ fn restart_from_rdb() {
     verify_all(&mut c, &ds, &snap);
 }
 
-fn wait_for_rewrite(c: &mut Connection) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let info = info_section(c, "persistence");
-        if info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0") {
-            assert!(
-                info.contains("aof_last_bgrewrite_status:ok"),
-                "rewrite failed:\n{info}"
-            );
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "AOF rewrite did not finish:\n{info}"
-        );
-        sleep(Duration::from_millis(50));
-    }
-}
-
-/// The commands of an AOF file written without the RDB preamble.
-fn parse_aof(bytes: &[u8]) -> Vec<Vec<Vec<u8>>> {
-    fn line(b: &[u8], pos: &mut usize) -> String {
-        let end = b[*pos..]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("CRLF")
-            + *pos;
-        let s = String::from_utf8(b[*pos..end].to_vec()).expect("ascii");
-        *pos = end + 2;
-        s
-    }
-    let mut pos = 0;
-    let mut commands = Vec::new();
-    while pos < bytes.len() {
-        let head = line(bytes, &mut pos);
-        let n: usize = head
-            .strip_prefix('*')
-            .expect("array header")
-            .parse()
-            .expect("count");
-        let mut args = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len: usize = line(bytes, &mut pos)
-                .strip_prefix('$')
-                .expect("bulk header")
-                .parse()
-                .expect("length");
-            args.push(bytes[pos..pos + len].to_vec());
-            pos += len + 2;
-        }
-        commands.push(args);
-    }
-    commands
-}
-
 /// The byte size of each layer, from BF.DEBUG.
 fn layer_bytes(c: &mut Connection, key: &str) -> Vec<u64> {
     bf_debug(c, key)[1..]
@@ -223,26 +166,18 @@ fn aof_rewrite_and_replay() {
     expect_ok(&mut c, &["CONFIG", "SET", "bf.chunk-bytes", "64"]);
     expect_ok(&mut c, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
     expect_ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_rewrite(&mut c);
+    wait_for_aof_rewrite(&mut c);
     let v = raw(&mut c, &["BGREWRITEAOF"]);
     assert!(err_of(&v).is_none(), "BGREWRITEAOF answered {v:?}");
-    wait_for_rewrite(&mut c);
+    wait_for_aof_rewrite(&mut c);
 
     // The rewrite emitted each filter as BF.LOADCHUNK commands of at most 64 data bytes.
-    let aof_dir = s.dir().join("appendonlydir");
-    let manifest =
-        std::fs::read_to_string(aof_dir.join("appendonly.aof.manifest")).expect("manifest");
-    let base = manifest
-        .lines()
-        .find(|l| l.ends_with("type b"))
-        .and_then(|l| l.split(' ').nth(1))
-        .expect("base file in manifest")
-        .to_string();
+    let (base, bytes) = s.aof_base();
     assert!(
         base.ends_with(".base.aof"),
         "base file {base} is not an AOF"
     );
-    let commands = parse_aof(&std::fs::read(aof_dir.join(&base)).expect("base AOF"));
+    let commands = parse_aof(&bytes).unwrap_or_else(|e| panic!("{base} is not plain RESP: {e}"));
     for (key, _) in &ds.keys {
         let chunks: Vec<&Vec<Vec<u8>>> = commands
             .iter()
@@ -291,7 +226,7 @@ fn aof_replay_of_implicit_creation() {
     let mut s = Server::start();
     let mut c = s.conn();
     expect_ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_rewrite(&mut c);
+    wait_for_aof_rewrite(&mut c);
     expect_ok(&mut c, &["CONFIG", "SET", "bf.initial-size", "1000"]);
     expect_ok(&mut c, &["CONFIG", "SET", "bf.error-rate", "0.001"]);
     expect_ok(&mut c, &["CONFIG", "SET", "bf.expansion-factor", "4"]);

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Once;
 
+use common::files::unhex;
 use common::{as_int, bf_debug, digest_value, raw, Server, TempDir};
 use redis::Connection;
 
@@ -309,13 +310,6 @@ fn configs() -> Vec<String> {
     let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
     list.split(',')
         .map(|c| c.trim().trim_matches('"').to_string())
-        .collect()
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
 

@@ -154,6 +154,48 @@ impl Guard {
     }
 }
 
+/// Error rates a filter must refuse: NaNs, infinities, zeros, one and above, negatives.
+pub const BAD_RATES: [f64; 13] = [
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1.0,
+    -0.01,
+    -1.0,
+    1.0000001,
+    2.0,
+    f64::MAX,
+    f64::MIN,
+];
+
+/// A NaN with another payload bit pattern.
+pub fn odd_nan() -> f64 {
+    let nan = f64::from_bits(0x7ff0_0000_0000_0001);
+    assert!(nan.is_nan());
+    nan
+}
+
+/// `BF.ADD key item` on a filter of any shape answers 0 or 1, or refuses with the size-limit
+/// or the full error, never another (an internal) error. Returns the reply.
+pub fn expect_add_answers(con: &mut Connection, key: &str, item: &str, what: &str) -> Value {
+    let v = raw(con, &["BF.ADD", key, item]);
+    match &v {
+        Value::Int(0) | Value::Int(1) => {}
+        other => {
+            let text = err_of(other).unwrap_or_else(|| panic!("{what}: BF.ADD answered {v:?}"));
+            assert!(
+                text.starts_with("ERR filter would need ")
+                    || text == "ERR non scaling filter is full",
+                "{what}: BF.ADD {item} answered {text:?}"
+            );
+        }
+    }
+    v
+}
+
 /// Splits `ERR filter would need <n> bytes, over bf.max-filter-bytes (<limit>)` into
 /// `(n, limit)`; None when the text has another shape.
 pub fn parse_too_large(text: &str) -> Option<(u64, u64)> {

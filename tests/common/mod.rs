@@ -2,9 +2,9 @@
 //! module, started on a free loopback port in its own temporary directory, and stopped (and
 //! the directory removed) when the fixture is dropped, also when a test panics.
 //!
-//! Submodules: `reply` (sending commands and reading replies), `vectors` (the Guava ground
-//! truth), `model` (sizing formulas, `%g` formatting and a reference Bloom chain used as the
-//! oracle for exact expectations).
+//! Submodules: `reply` (sending commands and reading replies), `files` (reading the files of
+//! `tests/vectors/`), `vectors` (the Guava ground truth), `model` (sizing formulas, `%g`
+//! formatting and a reference Bloom chain used as the oracle for exact expectations).
 //! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
 //! attached by hand, helper programs run with a time limit), `redisbloom` (the RedisBloom
 //! v2.8 ground truth) and `rdb` (DUMP payloads and module values built and read byte by byte).
@@ -13,6 +13,7 @@
 
 pub mod cluster;
 pub mod faults;
+pub mod files;
 pub mod hostile;
 pub mod model;
 pub mod rdb;

@@ -10,7 +10,7 @@
 
 use redis::{Connection, Value};
 
-use super::hostile::key_exists;
+use super::hostile::{key_exists, mutate, Rng};
 use super::reply::*;
 
 /// What `RESTORE` answers for a payload the module (or Redis) refuses to load.
@@ -70,6 +70,20 @@ pub enum F {
     S(Vec<u8>),
     /// Bytes written as they are (odd encodings, garbage).
     Raw(Vec<u8>),
+}
+
+/// Bytes written as they are after an opcode (another type's opcode, a bad encoding).
+pub fn raw_op(op: u8, rest: &[u8]) -> F {
+    let mut r = vec![op];
+    r.extend_from_slice(rest);
+    F::Raw(r)
+}
+
+/// `base` with the field at `at` replaced.
+pub fn with_field(base: &[F], at: usize, field: F) -> Vec<F> {
+    let mut f = base.to_vec();
+    f[at] = field;
+    f
 }
 
 pub fn encode_fields(fields: &[F]) -> Vec<u8> {
@@ -151,6 +165,15 @@ impl Frame {
     pub fn payload(&self, fields: &[F]) -> Vec<u8> {
         self.seal(&self.body(fields))
     }
+
+    /// `rounds` sealed payloads, each the body of `fields` with a few random edits after
+    /// the head (see [`mutate`]).
+    pub fn mutations(&self, rng: &mut Rng, fields: &[F], rounds: usize) -> Vec<Vec<u8>> {
+        let body = self.body(fields);
+        (0..rounds)
+            .map(|_| self.seal(&mutate(rng, &body, self.head.len())))
+            .collect()
+    }
 }
 
 /// A reader over a whole sealed payload (footer included, as Redis's loader sees it).
@@ -197,6 +220,30 @@ impl Cursor<'_> {
         }
     }
 
+    /// The type byte and module id of a payload of the type `module_id` (its encoding
+    /// version ignored) at encoding version `encver`.
+    pub fn module_head(&mut self, module_id: u64, encver: u64) -> Result<(), String> {
+        if self.take(1)?[0] != 7 {
+            return Err("not a module value".into());
+        }
+        let id = self.len()?.0;
+        if id & !1023 != module_id & !1023 {
+            return Err("another module type".into());
+        }
+        if id & 1023 != encver {
+            return Err(format!("encoding version {}", id & 1023));
+        }
+        Ok(())
+    }
+
+    /// The module EOF opcode Redis reads after the value; what follows it is not looked at.
+    pub fn module_eof(&mut self) -> Result<(), String> {
+        if self.len()?.0 != OP_EOF as u64 {
+            return Err("no module EOF opcode".into());
+        }
+        Ok(())
+    }
+
     pub fn opcode(&mut self, want: u8) -> Result<(), String> {
         let (op, _) = self.len()?;
         if op != want as u64 {
@@ -237,6 +284,29 @@ impl Cursor<'_> {
 pub fn restore(con: &mut Connection, key: &str, payload: &[u8]) -> Value {
     let args: [&[u8]; 5] = [b"RESTORE", key.as_bytes(), b"0", payload, b"REPLACE"];
     raw(con, &args)
+}
+
+/// RESTORE of a payload an oracle does not model (`why`): refused with `ERR Bad data format`,
+/// or accepted as a key that passes `check` (and is then deleted).
+pub fn restore_unmodelled(
+    con: &mut Connection,
+    key: &str,
+    payload: &[u8],
+    what: &str,
+    why: &str,
+    check: impl FnOnce(&mut Connection),
+) {
+    let v = restore(con, key, payload);
+    if v == Value::Okay {
+        check(con);
+        expect_int(con, &["DEL", key], 1);
+    } else {
+        assert_eq!(
+            err_of(&v).as_deref(),
+            Some(BAD_DATA),
+            "{what} ({why}): RESTORE answered {v:?}"
+        );
+    }
 }
 
 /// RESTORE must answer `ERR Bad data format` and create no key.

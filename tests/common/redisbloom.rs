@@ -1,25 +1,14 @@
 //! Reading the RedisBloom v2.8.20 ground truth in `tests/vectors/redisbloom/` (see its
 //! README.md), and collecting mismatches so a test can report all of them before it fails.
 
-use super::vectors::unhex;
+use super::files::{self, unhex};
 use super::Chunk;
 use redis::Value;
 use serde_json::Value as Json;
-use std::fs;
 use std::path::PathBuf;
 
 /// The nine configurations; each is stored under the key of its name.
-pub const CONFIGS: [&str; 9] = [
-    "tiny",
-    "scaling100",
-    "nonscaling1k",
-    "exp1",
-    "exp4",
-    "big",
-    "empty",
-    "autocreated",
-    "binary",
-];
+pub use super::files::REDISBLOOM_CONFIGS as CONFIGS;
 
 /// RedisBloom's BF.INFO fields, in its reply order (the JSON object does not keep an order).
 pub const INFO_FIELDS: [&str; 5] = [
@@ -32,17 +21,16 @@ pub const INFO_FIELDS: [&str; 5] = [
 
 /// The folder of the RedisBloom vectors.
 pub fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/redisbloom")
+    files::dir("redisbloom")
 }
 
 /// A file of the folder as bytes.
 pub fn read_bytes(name: &str) -> Vec<u8> {
-    let path = dir().join(name);
-    fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    files::read_bytes("redisbloom", name)
 }
 
 fn read(name: &str) -> String {
-    String::from_utf8(read_bytes(name)).unwrap_or_else(|e| panic!("{name} is not UTF-8: {e}"))
+    files::read("redisbloom", name)
 }
 
 /// One configuration as RedisBloom built and answered it.

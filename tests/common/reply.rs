@@ -297,7 +297,12 @@ pub fn raw_pipeline(con: &mut Connection, cmds: Vec<Cmd>) -> redis::RedisResult<
 
 /// Wait (up to 60 s) until no AOF rewrite runs or is scheduled; asserts the last one succeeded.
 pub fn wait_for_aof_rewrite(con: &mut Connection) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    wait_for_aof_rewrite_within(con, std::time::Duration::from_secs(60));
+}
+
+/// [`wait_for_aof_rewrite`] with another time limit (a rewrite under heavy writes is slower).
+pub fn wait_for_aof_rewrite_within(con: &mut Connection, timeout: std::time::Duration) {
+    let deadline = std::time::Instant::now() + timeout;
     loop {
         let info = info_section(con, "persistence");
         if info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0") {

@@ -1,25 +1,16 @@
 //! Reading the Guava ground truth in `tests/vectors/guava/` (see its README.md).
 
-use std::fs;
 use std::path::PathBuf;
+
+pub use super::files::unhex;
 
 /// The folder of the Guava vectors.
 pub fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/guava")
+    super::files::dir("guava")
 }
 
 fn read(name: &str) -> String {
-    let path = dir().join(name);
-    fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
-}
-
-/// Lowercase/uppercase hex to bytes.
-pub fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len().is_multiple_of(2), "odd-length hex {s:?}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or_else(|_| panic!("bad hex {s:?}")))
-        .collect()
+    super::files::read("guava", name)
 }
 
 /// The items of `NAME.items.hex`, in file order. Every line ends with `\n`; an empty line is
