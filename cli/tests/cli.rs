@@ -537,3 +537,43 @@ fn dump_restore_and_copy_in_a_cluster() {
         ]
     );
 }
+
+/// RedisBloom's own filters (type MBbloom--) go through dump, restore, copy and come back as
+/// the very bytes RedisBloom wrote; export-guava refuses them (they hash differently).
+#[test]
+fn redisbloom_filters_dump_restore_and_copy_byte_for_byte() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let rb = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/redisbloom");
+    let dir = TempDir::new();
+    for name in ["scaling100", "nonscaling1k", "big"] {
+        let payload = fs::read(rb.join(format!("{name}.dump.bin"))).unwrap();
+        let restored = raw(
+            &mut con,
+            &[b"RESTORE".as_slice(), name.as_bytes(), b"0", &payload],
+        );
+        assert_eq!(restored, redis::Value::Okay, "{name}");
+        let file = dir.path().join(format!("{name}.dump"));
+        ok(&s.url(), &["dump", name, path_str(&file)]);
+        let copy = format!("{name}:copy");
+        ok(&s.url(), &["restore", &copy, path_str(&file)]);
+        ok(&s.url(), &["copy", name, "--to", &t.url()]);
+        for (con, key) in [(&mut s.conn(), copy.as_str()), (&mut t.conn(), name)] {
+            let typ = raw(con, &["TYPE", key]);
+            assert_eq!(typ, redis::Value::SimpleString("MBbloom--".into()), "{key}");
+            let dumped = raw(con, &["DUMP", key]);
+            assert_eq!(dumped, redis::Value::BulkString(payload.clone()), "{key}");
+        }
+        let out = cli(
+            &s.url(),
+            &["export-guava", name, path_str(&dir.path().join("g"))],
+        );
+        assert!(!out.status.success(), "export-guava of {name} succeeded");
+        assert!(
+            stderr(&out).contains("RedisBloom's format"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
