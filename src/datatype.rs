@@ -208,7 +208,7 @@ extern "C" fn digest(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
         let header = chunks::header_of(chain);
         unsafe { add(md, header.as_ptr().cast(), header.len()) };
         for layer in chain.layers() {
-            let words = layer.read_bytes(0, layer.bytes());
+            let words = layer.le_bytes();
             unsafe { add(md, words.as_ptr().cast(), words.len()) };
         }
         unsafe { end(md) };

@@ -11,7 +11,7 @@ pub const ENCODING_VERSION: i32 = 1;
 pub fn save(chain: &Chain, out: &mut dyn FieldSink) {
     meta::encode(&chain.meta(), out);
     for layer in chain.layers() {
-        out.put_bytes(&layer.read_bytes(0, layer.bytes()));
+        out.put_bytes(&layer.le_bytes());
     }
 }
 

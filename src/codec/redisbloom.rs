@@ -169,7 +169,7 @@ pub fn save(chain: &Chain, out: &mut dyn FieldSink) {
         out.put_f64(l.bpe);
         out.put_u64(l.bits);
         out.put_u64(l.n2);
-        out.put_bytes(&layer.read_bytes(0, layer.bytes()));
+        out.put_bytes(&layer.le_bytes());
         out.put_u64(l.size);
     }
 }

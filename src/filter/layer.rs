@@ -1,5 +1,7 @@
 //! One fixed-size Bloom layer: Guava's sizing math, the bit array, k, capacity and count.
 
+use std::borrow::Cow;
+
 use bitvec::prelude::{BitVec, Lsb0};
 
 use super::divisor::Divisor;
@@ -183,6 +185,24 @@ impl Layer {
             .for_each(|(i, _)| prefetch(words, i));
     }
 
+    /// The whole bit array as little-endian bytes: the words' own memory where the machine is
+    /// little-endian (no copy of a possibly huge array), a copy elsewhere.
+    pub fn le_bytes(&self) -> Cow<'_, [u8]> {
+        #[cfg(target_endian = "little")]
+        {
+            let words = self.words();
+            // SAFETY: the pointer and length cover exactly the words' initialised memory, u64
+            // has no padding, every byte is a valid u8, and the borrow keeps the words alive.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
+            Cow::Borrowed(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            Cow::Owned(self.read_bytes(0, self.bytes()))
+        }
+    }
+
     /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.
     /// The range must lie inside the layer.
     pub fn read_bytes(&self, start: u64, len: u64) -> Vec<u8> {
@@ -230,6 +250,7 @@ mod tests {
         layer.write_bytes(5, &data);
         assert_eq!(layer.read_bytes(5, 19), data);
         assert_eq!(layer.read_bytes(0, 5), vec![0; 5]);
+        assert_eq!(&*layer.le_bytes(), &layer.read_bytes(0, 32)[..]);
         assert_eq!(layer.read_bytes(24, 8), vec![0; 8]);
         // Little-endian words: byte 5 is bits 40..48 of word 0.
         assert_eq!(layer.words()[0], 0x0302_0100_0000_0000);
