@@ -4,7 +4,7 @@
 #[path = "common/files.rs"]
 mod files;
 
-use files::unhex;
+use files::{unhex, GUAVA_CONFIGS};
 use rsbloom::filter::{ItemHash, Layer, Sizing};
 
 fn read(name: &str) -> String {
@@ -115,15 +115,7 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
 fn guava_files_import_and_export_byte_for_byte() {
     use rsbloom::codec::guava;
     let limit = 1 << 30;
-    for name in [
-        "n1_p0.01",
-        "n5_p1e-06",
-        "n10_p0.5",
-        "n100_p0.01",
-        "n1000_p0.001",
-        "n100000_p0.01",
-        "n1000000_p0.03",
-    ] {
+    for name in GUAVA_CONFIGS {
         let bin = read_bytes(&format!("{name}.filter.bin"));
         let chain = guava::import(&bin, None, None, limit).unwrap();
         assert_eq!(guava::export(&chain).unwrap(), bin, "{name}");

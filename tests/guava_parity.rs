@@ -5,19 +5,13 @@
 
 mod common;
 
+use common::files::GUAVA_CONFIGS;
 use common::model::{self, Added, Chain, Layer};
 use common::vectors;
 use common::*;
 
-/// Configurations that come with an items file.
-const WITH_ITEMS: [&str; 6] = [
-    "n1_p0.01",
-    "n5_p1e-06",
-    "n10_p0.5",
-    "n100_p0.01",
-    "n1000_p0.001",
-    "n100000_p0.01",
-];
+/// Configurations that come with an items file (all but the last).
+const WITH_ITEMS: &[&str] = GUAVA_CONFIGS.split_last().unwrap().1;
 
 /// The words of a Guava `writeTo` file (big-endian words after a 6-byte header).
 fn guava_words(config: &str) -> (u32, Vec<u64>) {

@@ -8,15 +8,7 @@ use common::vectors;
 use common::*;
 use rsbloom::filter::Sizing;
 
-const CONFIGS: [&str; 7] = [
-    "n1_p0.01",
-    "n5_p1e-06",
-    "n10_p0.5",
-    "n100_p0.01",
-    "n1000_p0.001",
-    "n100000_p0.01",
-    "n1000000_p0.03",
-];
+use common::files::GUAVA_CONFIGS as CONFIGS;
 
 fn filter_bin(config: &str) -> Vec<u8> {
     std::fs::read(vectors::dir().join(format!("{config}.filter.bin"))).expect("filter.bin")

@@ -3,11 +3,10 @@
 //! Fields, in order: `flags` (reserved, 0), `expansion` (0 = non-scaling), `error_rate`,
 //! `layers`, then per layer `capacity`, `count`, `k`, `error`, `bit_size`.
 
-use std::mem::size_of;
-
 use super::{FieldSink, FieldSource};
 use crate::error::{bad_data, Result};
-use crate::filter::{ChainMeta, Layer, LayerMeta, Scheme};
+use crate::filter::chain::max_layers;
+use crate::filter::{ChainMeta, LayerMeta, Scheme};
 
 pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
     out.put_u64(0);
@@ -36,12 +35,12 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
     let expansion = to_u32(src.get_u64()?, "expansion")?;
     let error_rate = src.get_f64()?;
     let count = src.get_u64()?;
-    // Every layer costs at least its bookkeeping plus one word, so this bounds the list.
-    let max_layers = limit / (size_of::<Layer>() as u64 + 8);
-    if count == 0 || count > max_layers {
+    if count == 0 || count > max_layers(Scheme::Guava, limit) {
         return Err(bad_data("bad number of layers"));
     }
-    let mut layers = Vec::with_capacity(count as usize);
+    // Not reserved from the claimed count: a short input must not cost a large allocation
+    // (a tool decoding with no limit would abort on it).
+    let mut layers = Vec::new();
     for _ in 0..count {
         layers.push(LayerMeta {
             capacity: src.get_u64()?,

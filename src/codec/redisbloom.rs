@@ -8,11 +8,9 @@
 //! u32 options, u32 growth, then per link u64 bytes, u64 bits, u64 size, f64 error,
 //! f64 bpe, u32 hashes, u64 entries, u8 n2.
 
-use std::mem::size_of;
-
 use super::{FieldSink, FieldSource};
 use crate::error::{bad_data, Result};
-use crate::filter::chain::TIGHTENING;
+use crate::filter::chain::{max_layers, memory_for, TIGHTENING};
 use crate::filter::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 
 /// RedisBloom's encoding version; the only one whose layout is known for certain here.
@@ -58,9 +56,7 @@ impl ChainFields {
                 self.options
             )));
         }
-        // Each link costs its bookkeeping plus at least one word.
-        let max_links = limit / (size_of::<Layer>() as u64 + 8);
-        if self.nfilters == 0 || self.nfilters > max_links {
+        if self.nfilters == 0 || self.nfilters > max_layers(Scheme::RedisBloom, limit) {
             return Err(bad_data("bad number of filters"));
         }
         Ok(())
@@ -204,7 +200,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
         };
         link.check(i)?;
         data_bytes = data_bytes.saturating_add(link.bits / 8);
-        let needed = crate::filter::chain::memory_for(Scheme::RedisBloom, i as u64 + 1, data_bytes);
+        let needed = memory_for(Scheme::RedisBloom, i as u64 + 1, data_bytes);
         if needed > limit {
             return Err(bad_data(format!(
                 "filter of at least {needed} bytes is over bf.max-filter-bytes ({limit})"
@@ -233,11 +229,6 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
     }
     let meta = chain_meta(&chain, metas, limit)?;
     Chain::from_layers(&meta, layers)
-}
-
-/// RedisBloom's SCANDUMP header of this filter.
-pub fn encode_header(chain: &Chain) -> Vec<u8> {
-    encode_header_meta(&chain.meta())
 }
 
 /// RedisBloom's SCANDUMP header of a filter with these parameters.

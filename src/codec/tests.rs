@@ -201,3 +201,17 @@ fn chunk_iterators_are_checked() {
     assert!(chunks::parse_load(3, b"xyz", LIMIT).is_err());
     assert!(chunks::parse_load(1, b"garbage", LIMIT).is_err());
 }
+
+/// A short header that claims a huge layer count, decoded with no size limit (as the cli
+/// reads dump files), is refused as truncated: nothing is reserved from the claimed count.
+#[test]
+fn claimed_layer_counts_reserve_nothing() {
+    let mut bytes = b"RSBF\x01".to_vec();
+    for field in [0u64, 2, 0.01f64.to_bits(), 1 << 40] {
+        bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    assert!(matches!(
+        header::decode(&bytes, u64::MAX),
+        Err(Error::BadData(_))
+    ));
+}

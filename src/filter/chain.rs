@@ -55,16 +55,27 @@ pub struct ChainMeta {
     pub layers: Vec<LayerMeta>,
 }
 
+/// The bookkeeping bytes a chain and each of its layers count for, by scheme.
+fn overhead(scheme: Scheme) -> (u64, u64) {
+    match scheme {
+        Scheme::Guava => (size_of::<Chain>() as u64, size_of::<Layer>() as u64),
+        Scheme::RedisBloom => (REDISBLOOM_CHAIN_BYTES, REDISBLOOM_LINK_BYTES),
+    }
+}
+
 /// Memory a chain of `layers` layers with `data_bytes` bytes of bits takes: the figure
 /// `BF.INFO Size` and `MEMORY USAGE` report, and the one `bf.max-filter-bytes` limits.
 pub fn memory_for(scheme: Scheme, layers: u64, data_bytes: u64) -> u64 {
-    let (chain, layer) = match scheme {
-        Scheme::Guava => (size_of::<Chain>() as u64, size_of::<Layer>() as u64),
-        Scheme::RedisBloom => (REDISBLOOM_CHAIN_BYTES, REDISBLOOM_LINK_BYTES),
-    };
+    let (chain, layer) = overhead(scheme);
     chain
         .saturating_add(layers.saturating_mul(layer))
         .saturating_add(data_bytes)
+}
+
+/// The most layers a filter within `limit` can have: each costs its bookkeeping plus at
+/// least one word. Decoders check a claimed layer count against it before reading on.
+pub fn max_layers(scheme: Scheme, limit: u64) -> u64 {
+    limit / (overhead(scheme).1 + 8)
 }
 
 fn check_limit(needed: u64, limit: u64) -> Result<()> {
@@ -392,9 +403,6 @@ impl Chain {
     /// The growth factor the format records (see [`ChainMeta::growth`]).
     pub fn growth(&self) -> u32 {
         self.growth
-    }
-    pub fn error_rate(&self) -> f64 {
-        self.error_rate
     }
     /// The expansion factor; 0 for a non-scaling filter.
     pub fn expansion(&self) -> u32 {

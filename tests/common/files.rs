@@ -7,6 +7,18 @@
 use std::fs;
 use std::path::PathBuf;
 
+/// The seven Guava configurations of `tests/vectors/guava/`; all but the last come with an
+/// items file.
+pub const GUAVA_CONFIGS: [&str; 7] = [
+    "n1_p0.01",
+    "n5_p1e-06",
+    "n10_p0.5",
+    "n100_p0.01",
+    "n1000_p0.001",
+    "n100000_p0.01",
+    "n1000000_p0.03",
+];
+
 /// The nine RedisBloom configurations of `tests/vectors/redisbloom/`; each is stored under
 /// the key of its name.
 pub const REDISBLOOM_CONFIGS: [&str; 9] = [
