@@ -130,12 +130,16 @@ impl Layer {
         self.count >= self.capacity
     }
 
+    /// Where probe value `v` lands: (word index, bit mask).
+    #[inline(always)]
+    pub fn position(&self, v: u64) -> (usize, u64) {
+        (self.words_div.remainder(v >> 6) as usize, 1u64 << (v & 63))
+    }
+
     /// The item's probes as (word index, bit mask) pairs.
     #[inline(always)]
-    fn positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> {
-        let div = self.words_div;
-        hash.probe_values(self.k)
-            .map(move |v| (div.remainder(v >> 6) as usize, 1u64 << (v & 63)))
+    fn positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> + '_ {
+        hash.probe_values(self.k).map(|v| self.position(v))
     }
 
     /// All k probes of the item are set.
@@ -175,14 +179,11 @@ impl Layer {
         !present
     }
 
-    /// Starts loading the cache lines of the item's first `probes` probes (a hint; see
-    /// `prefetch`).
+    /// Starts loading the cache lines of all the item's probes (a hint; see `prefetch`).
     #[inline]
-    pub fn prefetch(&self, hash: ItemHash, probes: usize) {
+    pub fn prefetch(&self, hash: ItemHash) {
         let words = self.words();
-        self.positions(hash)
-            .take(probes)
-            .for_each(|(i, _)| prefetch(words, i));
+        self.positions(hash).for_each(|(i, _)| prefetch(words, i));
     }
 
     /// The whole bit array as little-endian bytes: the words' own memory where the machine is

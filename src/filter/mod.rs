@@ -4,6 +4,7 @@
 pub mod chain;
 pub mod divisor;
 pub mod hash;
+pub mod lanes;
 pub mod layer;
 pub mod murmur3;
 pub mod pages;
