@@ -110,7 +110,7 @@ fn to_reply(result: Result<bool>) -> Reply {
     }
 }
 
-/// Adds items and collects one reply per processed item.
+/// Adds items and replies one answer per processed item, the error last if one stopped them.
 fn add_all(
     ctx: &Context,
     argv: &[Arg],
@@ -118,11 +118,20 @@ fn add_all(
     create: Option<Create>,
     name: &'static CStr,
 ) -> Result<Reply> {
-    let mut replies = Vec::with_capacity(argv.len() - first_item);
-    add_items(ctx, argv, first_item, create, name, |r| {
-        replies.push(to_reply(r))
+    let mut added = Vec::with_capacity(argv.len() - first_item);
+    let mut error = None;
+    add_items(ctx, argv, first_item, create, name, |r| match r {
+        Ok(a) => added.push(a),
+        Err(e) => error = Some(e),
     })?;
-    Ok(Reply::Array(replies))
+    Ok(match error {
+        None => Reply::Bools(added),
+        Some(e) => {
+            let mut replies: Vec<Reply> = added.into_iter().map(Reply::Bool).collect();
+            replies.push(Reply::Error(e));
+            Reply::Array(replies)
+        }
+    })
 }
 
 /// BF.ADD key item

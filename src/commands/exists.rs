@@ -10,16 +10,15 @@ use crate::config;
 use crate::error::Result;
 use crate::filter::ItemHash;
 
-fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<Reply>> {
+fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<bool>> {
     let key = open_read(ctx, key_name);
-    let answers = match read_filter(&key)? {
+    Ok(match read_filter(&key)? {
         Some(chain) => {
             let hashes: Vec<ItemHash> = items.iter().map(|i| chain.hash(i.as_slice())).collect();
             chain.contains_batch(&hashes, config::batch_prefetch())
         }
         None => vec![false; items.len()],
-    };
-    Ok(answers.into_iter().map(Reply::Bool).collect())
+    })
 }
 
 /// BF.EXISTS key item
@@ -33,5 +32,5 @@ pub fn exists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
 /// BF.MEXISTS key item [item ...]
 pub fn mexists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 3, usize::MAX, "bf.mexists")?;
-    Ok(Reply::Array(exists_all(ctx, &argv[1], &argv[2..])?))
+    Ok(Reply::Bools(exists_all(ctx, &argv[1], &argv[2..])?))
 }

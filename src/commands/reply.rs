@@ -17,6 +17,8 @@ pub enum Reply {
     /// An error, as a whole reply or as one element of an array.
     Error(Error),
     Array(Vec<Reply>),
+    /// An array of booleans: a batch's answers, without a `Reply` per item.
+    Bools(Vec<bool>),
     /// Keys are sent as simple strings (client libraries match RedisBloom's names).
     Map(Vec<(&'static str, Reply)>),
 }
@@ -48,6 +50,12 @@ pub fn send(ctx: &Context, reply: &Reply) {
         Reply::Array(items) => {
             raw::reply_with_array(ctx.ctx, items.len() as c_long);
             items.iter().for_each(|item| send(ctx, item));
+        }
+        Reply::Bools(answers) => {
+            raw::reply_with_array(ctx.ctx, answers.len() as c_long);
+            for &b in answers {
+                raw::reply_with_bool(ctx.ctx, b as i32);
+            }
         }
         Reply::Map(entries) => {
             raw::reply_with_map(ctx.ctx, entries.len() as c_long);
