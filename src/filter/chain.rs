@@ -6,7 +6,6 @@
 
 use std::mem::size_of;
 
-use super::ahead::Ahead;
 use super::hash::{ItemHash, Scheme};
 use super::lanes;
 use super::layer::{Layer, Sizing, MAX_HASHES};
@@ -323,42 +322,19 @@ impl Chain {
         self.layers.iter().rev().any(|l| l.contains(hash))
     }
 
-    /// Starts loading the item's probe lines in the large layers before the newest (whose
-    /// lines [`Ahead`] requests).
-    fn prefetch_older(&self, hash: ItemHash) {
-        let older = &self.layers[..self.layers.len().saturating_sub(1)];
-        for layer in older.iter().filter(|l| l.bytes() >= PREFETCH_MIN_BYTES) {
-            layer.prefetch(hash);
+    /// Starts loading the item's probe lines in every large layer.
+    fn prefetch(&self, hash: ItemHash) {
+        for layer in &self.layers {
+            if layer.bytes() >= PREFETCH_MIN_BYTES {
+                layer.prefetch(hash);
+            }
         }
-    }
-
-    /// The newest layer's positions of items `from .. from + PREFETCH_DISTANCE`, requested.
-    fn look_ahead(&self, hashes: &[ItemHash], from: usize) -> Option<Ahead> {
-        let last = self.layers.last()?;
-        let mut ahead = Ahead::new(PREFETCH_DISTANCE, last);
-        for (j, &hash) in hashes.iter().enumerate().skip(from).take(PREFETCH_DISTANCE) {
-            ahead.request(j, last, hash);
-            self.prefetch_older(hash);
-        }
-        Some(ahead)
-    }
-
-    /// [`Chain::add_hash`] with the item's positions in the newest layer already computed.
-    fn add_at(&mut self, hash: ItemHash, probes: &[(usize, u64)], limit: u64) -> Result<bool> {
-        let (last, older) = self.layers.split_last_mut().ok_or(Error::Internal)?;
-        if last.is_full() {
-            return self.add_hash(hash, limit);
-        }
-        if older.iter().rev().any(|l| l.contains(hash)) {
-            return Ok(false);
-        }
-        Ok(last.insert_if_absent_at(probes))
     }
 
     /// [`Chain::add_hash`] for each item in order, handing each result to `each` and
-    /// stopping after the first error. With `prefetch`, each item's probe positions are
-    /// computed and their lines requested a few items before its turn, so the misses of
-    /// several items overlap; the answers are the same either way.
+    /// stopping after the first error. With `prefetch`, the probe lines of the items a few
+    /// places ahead are requested first so their misses overlap; the answers are the same
+    /// either way.
     pub fn add_batch(
         &mut self,
         hashes: &[ItemHash],
@@ -366,26 +342,20 @@ impl Chain {
         prefetch: bool,
         mut each: impl FnMut(Result<bool>),
     ) {
-        let mut ahead = None;
-        let mut layers = 0;
+        let prefetch = prefetch && hashes.len() > 1;
+        if prefetch {
+            hashes
+                .iter()
+                .take(PREFETCH_DISTANCE)
+                .for_each(|&h| self.prefetch(h));
+        }
         for (i, &hash) in hashes.iter().enumerate() {
-            if prefetch && hashes.len() > 1 && layers != self.layers.len() {
-                // The first item, or the chain grew: positions in the new newest layer.
-                layers = self.layers.len();
-                ahead = self.look_ahead(hashes, i);
-            }
-            let result = match ahead.as_mut() {
-                Some(ahead) => {
-                    if let (Some(&next), Some(last)) =
-                        (hashes.get(i + PREFETCH_DISTANCE), self.layers.last())
-                    {
-                        ahead.request(i + PREFETCH_DISTANCE, last, next);
-                        self.prefetch_older(next);
-                    }
-                    self.add_at(hash, ahead.get(i), limit)
+            if prefetch {
+                if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+                    self.prefetch(ahead);
                 }
-                None => self.add_hash(hash, limit),
-            };
+            }
+            let result = self.add_hash(hash, limit);
             let stop = result.is_err();
             each(result);
             if stop {

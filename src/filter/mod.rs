@@ -1,7 +1,6 @@
 //! The Bloom filter itself: hashing, one fixed-size layer, and the scaling chain.
 //! Nothing below this module knows about Redis.
 
-pub mod ahead;
 pub mod chain;
 pub mod divisor;
 pub mod hash;
