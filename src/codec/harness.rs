@@ -5,7 +5,6 @@
 
 use super::chunks::{self, Load};
 use super::wire::{Reader, Writer};
-use super::{rdb, redisbloom};
 use crate::filter::{Chain, Scheme};
 
 /// The size limit the harness runs under: small, so every accepted filter is cheap.
@@ -40,17 +39,9 @@ fn check_accepted(chain: &mut Chain) {
         "accepted filter over the limit"
     );
     let mut out = Writer::default();
-    let again = match chain.scheme() {
-        Scheme::Guava => {
-            rdb::save(chain, &mut out);
-            rdb::load(&mut Reader(&out.0), rdb::ENCODING_VERSION, LIMIT)
-        }
-        Scheme::RedisBloom => {
-            redisbloom::save(chain, &mut out);
-            redisbloom::load(&mut Reader(&out.0), redisbloom::ENCODING_VERSION, LIMIT)
-        }
-    }
-    .expect("re-encoded filter is refused");
+    super::save_value(chain, &mut out);
+    let again = super::load_value(chain.scheme(), &mut Reader(&out.0), LIMIT)
+        .expect("re-encoded filter is refused");
     assert_eq!(&again, chain, "RDB round trip changed the filter");
     let meta =
         chunks::parse_header(&chunks::header_of(chain), LIMIT).expect("own header is refused");
@@ -68,14 +59,14 @@ fn check_accepted(chain: &mut Chain) {
 
 /// An RDB value in the wire form ([`Writer`]), as `rdb_load` would receive its fields.
 pub fn rdb_value(data: &[u8]) {
-    if let Ok(mut chain) = rdb::load(&mut Reader(data), rdb::ENCODING_VERSION, LIMIT) {
+    if let Ok(mut chain) = super::load_value(Scheme::Guava, &mut Reader(data), LIMIT) {
         check_accepted(&mut chain);
     }
 }
 
 /// An `MBbloom--` RDB value in the wire form, as its `rdb_load` would receive its fields.
 pub fn redisbloom_value(data: &[u8]) {
-    let loaded = redisbloom::load(&mut Reader(data), redisbloom::ENCODING_VERSION, LIMIT);
+    let loaded = super::load_value(Scheme::RedisBloom, &mut Reader(data), LIMIT);
     if let Ok(mut chain) = loaded {
         check_accepted(&mut chain);
     }

@@ -12,6 +12,7 @@ pub mod redisbloom;
 pub mod wire;
 
 use crate::error::Result;
+use crate::filter::{Chain, Scheme};
 
 /// Where an encoder writes typed fields (RDB save, header bytes).
 pub trait FieldSink {
@@ -26,6 +27,23 @@ pub trait FieldSource {
     fn get_f64(&mut self) -> Result<f64>;
     /// Hands the next byte string to `use_bytes` without keeping it.
     fn with_bytes(&mut self, use_bytes: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>;
+}
+
+/// Writes the filter's RDB value in its own type's format (what its DUMP payload holds).
+pub fn save_value(chain: &Chain, out: &mut dyn FieldSink) {
+    match chain.scheme() {
+        Scheme::Guava => rdb::save(chain, out),
+        Scheme::RedisBloom => redisbloom::save(chain, out),
+    }
+}
+
+/// Reads an RDB value written by [`save_value`] for a filter of `scheme`, at that type's
+/// current encoding version.
+pub fn load_value(scheme: Scheme, src: &mut dyn FieldSource, limit: u64) -> Result<Chain> {
+    match scheme {
+        Scheme::Guava => rdb::load(src, rdb::ENCODING_VERSION, limit),
+        Scheme::RedisBloom => redisbloom::load(src, redisbloom::ENCODING_VERSION, limit),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::harness::{self, Rng, LIMIT};
 use super::wire::{Reader, Writer};
-use super::{chunks, rdb, redisbloom};
+use super::{chunks, load_value, save_value};
 use crate::filter::{Chain, Scheme};
 
 /// Values that sit on the edges of every field's range.
@@ -110,22 +110,16 @@ fn mutated_rdb_values_never_panic() {
     for _ in 0..40_000 {
         let chain = random_chain(&mut Rng(rng.next_u64() | 1));
         let mut base = Writer::default();
-        let loaded = match chain.scheme() {
-            Scheme::Guava => {
-                rdb::save(&chain, &mut base);
-                let input = mutate(&mut rng, &base.0);
-                survive(&input, harness::rdb_value);
-                let version = rdb::ENCODING_VERSION;
-                rdb::load(&mut Reader(&input), version, LIMIT).is_ok()
-            }
-            Scheme::RedisBloom => {
-                redisbloom::save(&chain, &mut base);
-                let input = mutate(&mut rng, &base.0);
-                survive(&input, harness::redisbloom_value);
-                let version = redisbloom::ENCODING_VERSION;
-                redisbloom::load(&mut Reader(&input), version, LIMIT).is_ok()
-            }
-        };
+        save_value(&chain, &mut base);
+        let input = mutate(&mut rng, &base.0);
+        survive(
+            &input,
+            match chain.scheme() {
+                Scheme::Guava => harness::rdb_value,
+                Scheme::RedisBloom => harness::redisbloom_value,
+            },
+        );
+        let loaded = load_value(chain.scheme(), &mut Reader(&input), LIMIT).is_ok();
         accepted += loaded as u32;
     }
     // Flipped bit-array bytes stay valid, so some mutants must be accepted.

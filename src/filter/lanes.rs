@@ -25,7 +25,9 @@ struct Lane {
     item: usize,
     /// Probes still to check after the current one.
     left: u32,
-    /// The unmasked value of the next probe, and the step to the one after.
+    /// The unmasked value of the next probe, and the step to the one after: the sequence of
+    /// `ItemHash::probe_values`, stepped by hand (a parked iterator cost 6 to 15 more
+    /// instructions per item); the tests hold both to the same answers.
     next: u64,
     step: u64,
     mask: u64,

@@ -27,15 +27,16 @@ fn mix_k2(k2: u64) -> u64 {
     k2.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1)
 }
 
-/// Little-endian u64 of exactly 8 bytes (one load).
+/// Little-endian u64 of exactly 8 bytes (one load). Also MurmurHash64A's block reader.
 #[inline(always)]
-fn le_word(bytes: &[u8]) -> u64 {
+pub(super) fn le_word(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(bytes.try_into().unwrap_or_default())
 }
 
-/// Little-endian u64 of up to 8 bytes (missing high bytes are zero).
+/// Little-endian u64 of up to 8 bytes (missing high bytes are zero). Also MurmurHash64A's
+/// tail reader.
 #[inline(always)]
-fn le_partial(bytes: &[u8]) -> u64 {
+pub(super) fn le_partial(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .rev()

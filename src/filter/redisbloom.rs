@@ -6,6 +6,7 @@
 //! layout of [`Layer`](super::Layer), so the same bit arrays serve both schemes.
 
 use super::hash::ItemHash;
+use super::murmur3::{le_partial, le_word};
 
 const M: u64 = 0xc6a4_a793_5bd1_e995;
 const R: u32 = 47;
@@ -16,7 +17,7 @@ pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
     let mut h = seed ^ (data.len() as u64).wrapping_mul(M);
     let mut blocks = data.chunks_exact(8);
     for block in &mut blocks {
-        let mut k = u64::from_le_bytes(block.try_into().unwrap_or_default());
+        let mut k = le_word(block);
         k = k.wrapping_mul(M);
         k ^= k >> R;
         k = k.wrapping_mul(M);
@@ -25,9 +26,7 @@ pub fn murmur64a(data: &[u8], seed: u64) -> u64 {
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
-        for (i, &byte) in tail.iter().enumerate() {
-            h ^= (byte as u64) << (8 * i);
-        }
+        h ^= le_partial(tail);
         h = h.wrapping_mul(M);
     }
     h ^= h >> R;
