@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """`make test-guava`: filters made by rsbloom and exported with `rsbloom-cli export-guava` are
-read by the real Guava (GuavaCheck.java) with identical answers, and filters made by Guava
-import with `rsbloom-cli import-guava` and answer as Guava does.
+read by the real Guava (through tools/guava/GuavaProbe.java) with identical answers, and
+filters made by Guava import with `rsbloom-cli import-guava` and answer as Guava does.
 
-Usage: test-guava.py GUAVA_CLASSPATH   (the classpath holds guava.jar and GuavaCheck.class)
-Needs redis-server, target/release/librsbloom.so and target/release/rsbloom-cli.
+Usage: test-guava.py [GUAVA_CLASSPATH]
+  The classpath holds guava.jar and the compiled GuavaProbe.class; the default,
+  /usr/share/java/guava.jar:target/guava-check, is where `make test-guava` puts them
+  (javac -cp /usr/share/java/guava.jar -d target/guava-check tools/guava/GuavaProbe.java).
+Needs java, redis-server, target/release/librsbloom.so and target/release/rsbloom-cli.
 """
 
 import os
@@ -17,6 +20,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULE = os.path.join(ROOT, "target/release/librsbloom.so")
 CLI = os.path.join(ROOT, "target/release/rsbloom-cli")
+PROBE_CLASS = "GuavaProbe"
+DEFAULT_CLASSPATH = "/usr/share/java/guava.jar:" + os.path.join(ROOT, "target/guava-check")
 # (capacity, error rate, items added, queries)
 CASES = [
     (1, 0.01, 1, 2000),
@@ -35,7 +40,7 @@ def run(args, **kw):
 
 
 def main():
-    classpath = sys.argv[1]
+    classpath = sys.argv[1] if len(sys.argv) > 1 else DEFAULT_CLASSPATH
     tmp = tempfile.mkdtemp(prefix="rsbloom-guava-")
     sock = os.path.join(tmp, "redis.sock")
     server = subprocess.Popen(
@@ -52,7 +57,7 @@ def main():
         rcli = ["redis-cli", "-s", sock]
 
         def guava(*args, **kw):
-            return run(["java", "-cp", classpath, "GuavaCheck", *args], **kw)
+            return run(["java", "-cp", classpath, PROBE_CLASS, *args], **kw)
 
         def ask(key, texts):
             """Our answers for these text items (BF.MEXISTS in batches)."""
