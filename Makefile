@@ -1,13 +1,14 @@
 # rsbloom: build the module, run a server with it, test it.
-#   make build   release build -> target/release/librsbloom.so
-#   make run     build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
-#   make test    install what a fresh Debian machine lacks, build, run every test
-#   make lint    rustfmt and clippy, warnings are errors
-#   make bench   Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
-#   make fuzz    coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
-#   make test-slow  build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
+#   make build       release build -> target/release/librsbloom.so
+#   make run         build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
+#   make deps        install what a fresh Debian machine lacks (libclang for bindgen, redis-server)
+#   make test        make deps, build, run every test
+#   make lint        rustfmt and clippy, warnings are errors
+#   make bench       Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
+#   make fuzz        coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
+#   make test-slow   build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 #   make test-guava  filters exported by rsbloom-cli read by the real Guava (installs a JDK and
-#                    Guava with apt if missing; uses ../shared/tools/guava/GuavaCheck.java)
+#                    Guava with apt if missing; the Java side is tools/guava/GuavaProbe.java)
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -16,7 +17,7 @@ MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
-.PHONY: build run test lint bench fuzz deps-build deps-server clean
+.PHONY: build run deps test test-slow lint bench fuzz deps-build deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -24,30 +25,33 @@ build: deps-build
 run: deps-server build
 	redis-server redis.conf.example
 
-test: deps-build deps-server
-	$(CARGO) build --release --workspace
+deps: deps-build deps-server
+
+# The workspace build makes the module, rsbloom-cli and every test target in one go (the
+# core's test kit is compiled in for the tests' sake; `make build` leaves it out).
+test: deps
+	$(CARGO) build --release --workspace --all-targets
 	$(CARGO) test --release --workspace --all-targets
 
 # The tests marked #[ignore] because they take minutes and gigabytes (not part of `make test`).
-.PHONY: test-slow
-test-slow: deps-build deps-server
+test-slow: deps
 	$(CARGO) build --release
-	$(CARGO) test --release -- --ignored
+	$(CARGO) test --release --workspace -- --ignored
 
 lint: deps-build
-	$(CARGO) fmt --check
+	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 # Results: target/criterion/ (core) and bench/results/e2e.csv + e2e.svg (end to end).
 bench: deps-server build
-	$(CARGO) bench --bench core
+	$(CARGO) bench -p rsbloom-core --bench core
 	python3 bench/e2e.py
 
 # libFuzzer on the stable toolchain: no sanitizer (-s none), coverage only. Seeds are valid
-# encodings written by examples/fuzz_seeds.rs; findings land in fuzz/artifacts/.
-fuzz: deps-build
+# encodings written by fuzz/seeds; findings land in fuzz/artifacts/.
+fuzz:
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz
-	$(CARGO) run --release --example fuzz_seeds
+	$(CARGO) run --release -p rsbloom-fuzz-seeds
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		$(CARGO) fuzz run $$t -s none -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
@@ -65,15 +69,16 @@ clean:
 	$(CARGO) clean
 
 # Filters exported by rsbloom-cli read by the real Guava, and Guava's filters imported (not
-# part of `make test`). Guava 31.1 and a JDK come from Debian; GuavaCheck.java from shared/.
-GUAVA_CHECK ?= ../shared/tools/guava/GuavaCheck.java
+# part of `make test`). Guava 31.1 and a JDK come from Debian; tools/guava/GuavaProbe.java is
+# compiled into target/guava-check and driven by tools/test-guava.py.
+GUAVA_PROBE := tools/guava/GuavaProbe.java
 GUAVA_JAR   := /usr/share/java/guava.jar
 GUAVA_BUILD := target/guava-check
 .PHONY: test-guava deps-guava
-test-guava: deps-build deps-server deps-guava
+test-guava: deps deps-guava
 	$(CARGO) build --release --workspace
 	mkdir -p $(GUAVA_BUILD)
-	javac -d $(GUAVA_BUILD) -cp $(GUAVA_JAR) $(GUAVA_CHECK)
+	javac -d $(GUAVA_BUILD) -cp $(GUAVA_JAR) $(GUAVA_PROBE)
 	python3 tools/test-guava.py $(GUAVA_JAR):$(GUAVA_BUILD)
 
 deps-guava:

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 use redis_module::configuration::{ConfigurationContext, ConfigurationValue};
 use redis_module::{enum_configuration, RedisError, RedisString};
 
-use crate::filter::chain::MAX_EXPANSION;
-use crate::filter::Scheme;
+use rsbloom_core::bloom::meta::MAX_EXPANSION;
+use rsbloom_core::bloom::Scheme;
 
 pub const DEFAULT_ERROR_RATE: f64 = 0.01;
 pub const DEFAULT_INITIAL_SIZE: i64 = 100;
@@ -60,25 +60,51 @@ pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
 pub static BATCH_PREFETCH: AtomicBool = AtomicBool::new(true);
 
 enum_configuration! {
-    /// `bf.new-filter-format`: the type new filters are created as. The variant names are
-    /// the config's values, hence lower case.
+    /// How `bf.new-filter-format` spells the Bloom schemes (its values, hence lower case).
+    /// Only the config's spelling: nothing outside this file sees it, it is a [`Scheme`]
+    /// everywhere else.
     #[allow(non_camel_case_types)]
     #[derive(Debug, PartialEq, Eq, Copy)]
-    pub enum FilterFormat {
+    pub enum FormatName {
         guava = 0,
         redisbloom = 1,
     }
 }
 
-/// Holds a [`FilterFormat`] as its number, readable without a lock on every create.
+impl FormatName {
+    fn scheme(self) -> Scheme {
+        match self {
+            FormatName::guava => Scheme::Guava,
+            FormatName::redisbloom => Scheme::RedisBloom,
+        }
+    }
+
+    /// The value named `text` (any case), as `loadmodule` arguments give it.
+    fn parse(text: &str) -> Option<FormatName> {
+        let (names, values) = FormatName::guava.get_options();
+        let i = names.iter().position(|n| n.eq_ignore_ascii_case(text))?;
+        FormatName::try_from(values[i]).ok()
+    }
+}
+
+/// `bf.new-filter-format`, held as its number so every create reads it without a lock.
 pub struct FormatConfig(AtomicI32);
 
-impl ConfigurationValue<FilterFormat> for FormatConfig {
-    fn get(&self, _: &ConfigurationContext) -> FilterFormat {
-        FilterFormat::try_from(self.0.load(Ordering::Relaxed)).unwrap_or(FilterFormat::guava)
-    }
-    fn set(&self, _: &ConfigurationContext, value: FilterFormat) -> Result<(), RedisError> {
+impl FormatConfig {
+    fn store(&self, value: FormatName) {
         self.0.store(value.into(), Ordering::Relaxed);
+    }
+    fn load(&self) -> FormatName {
+        FormatName::try_from(self.0.load(Ordering::Relaxed)).unwrap_or(FormatName::guava)
+    }
+}
+
+impl ConfigurationValue<FormatName> for FormatConfig {
+    fn get(&self, _: &ConfigurationContext) -> FormatName {
+        self.load()
+    }
+    fn set(&self, _: &ConfigurationContext, value: FormatName) -> Result<(), RedisError> {
+        self.store(value);
         Ok(())
     }
 }
@@ -87,11 +113,7 @@ pub static NEW_FILTER_FORMAT: FormatConfig = FormatConfig(AtomicI32::new(0));
 
 /// The scheme (and so the type) of filters created from now on.
 pub fn new_filter_scheme() -> Scheme {
-    if NEW_FILTER_FORMAT.0.load(Ordering::Relaxed) == FilterFormat::redisbloom as i32 {
-        Scheme::RedisBloom
-    } else {
-        Scheme::Guava
-    }
+    NEW_FILTER_FORMAT.load().scheme()
 }
 
 /// Parameters of a filter created implicitly by ADD, MADD or INSERT (RESERVE takes the
@@ -170,16 +192,10 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 CHUNK_BYTES.store(v, Ordering::Relaxed);
             }
             "new-filter-format" => {
-                let format = match value.to_ascii_lowercase().as_str() {
-                    "guava" => FilterFormat::guava,
-                    "redisbloom" => FilterFormat::redisbloom,
-                    _ => {
-                        return Err(format!(
-                            "new-filter-format must be guava or redisbloom, got '{value}'"
-                        ))
-                    }
-                };
-                NEW_FILTER_FORMAT.0.store(format.into(), Ordering::Relaxed);
+                let format = FormatName::parse(value).ok_or_else(|| {
+                    format!("new-filter-format must be guava or redisbloom, got '{value}'")
+                })?;
+                NEW_FILTER_FORMAT.store(format);
             }
             _ => return Err(format!("unknown load argument '{name}'")),
         }

@@ -1,16 +1,14 @@
 //! rsbloom: a Redis module with a native, Guava-compatible Bloom filter type and
 //! RedisBloom's `BF.*` commands.
 //!
-//! `filter` and `codec` are the pure core (no Redis types); `commands`, `datatype` and
-//! `config` are the thin Redis layer; this file only registers them with the server.
+//! The filters live in the `rsbloom-core` crate (no Redis types); this crate is the thin
+//! Redis skin over it: `commands`, `datatype` and `config`. This file only registers them
+//! with the server.
 
 pub mod alloc;
-pub mod codec;
 pub mod commands;
 pub mod config;
 pub mod datatype;
-pub mod error;
-pub mod filter;
 
 use std::ffi::CStr;
 
@@ -21,7 +19,7 @@ use config::{
     BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
     NEW_FILTER_FORMAT,
 };
-use datatype::{BLOOM_TYPE, REDISBLOOM_TYPE};
+use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 
 /// `MAJOR*10000 + MINOR*100 + PATCH`.
 pub const MODULE_VERSION: i32 = 100;
@@ -40,7 +38,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
-        .and_then(|()| commands::registry::register(ctx, SINCE));
+        .and_then(|()| commands::table::register(ctx, SINCE));
     match result {
         Ok(()) => Status::Ok,
         Err(e) => {
@@ -59,7 +57,7 @@ redis_module! {
     configurations: [
         i64: [
             ["initial-size", &INITIAL_SIZE, config::DEFAULT_INITIAL_SIZE, 1, i64::MAX, ConfigurationFlags::DEFAULT, None],
-            ["expansion-factor", &EXPANSION, config::DEFAULT_EXPANSION, 0, filter::chain::MAX_EXPANSION as i64, ConfigurationFlags::DEFAULT, None],
+            ["expansion-factor", &EXPANSION, config::DEFAULT_EXPANSION, 0, rsbloom_core::bloom::meta::MAX_EXPANSION as i64, ConfigurationFlags::DEFAULT, None],
             ["max-filter-bytes", &MAX_FILTER_BYTES, config::DEFAULT_MAX_FILTER_BYTES, config::MIN_BYTES, config::MAX_FILTER_BYTES_LIMIT, ConfigurationFlags::DEFAULT, None],
             ["chunk-bytes", &CHUNK_BYTES, config::DEFAULT_CHUNK_BYTES, config::MIN_BYTES, config::MAX_CHUNK_BYTES, ConfigurationFlags::DEFAULT, None],
         ],
@@ -70,7 +68,7 @@ redis_module! {
             ["batch-prefetch", &BATCH_PREFETCH, true, ConfigurationFlags::DEFAULT, None],
         ],
         enum: [
-            ["new-filter-format", &NEW_FILTER_FORMAT, config::FilterFormat::guava, ConfigurationFlags::DEFAULT, None],
+            ["new-filter-format", &NEW_FILTER_FORMAT, config::FormatName::guava, ConfigurationFlags::DEFAULT, None],
         ],
         module_args_as_configuration: false,
     ]

@@ -5,7 +5,8 @@
 mod files;
 
 use files::{unhex, GUAVA_CONFIGS};
-use rsbloom::filter::{ItemHash, Layer, Sizing};
+use rsbloom_core::bloom::guava::{self, Sizing};
+use rsbloom_core::bloom::Layer;
 
 fn read(name: &str) -> String {
     files::read("guava", name)
@@ -46,7 +47,7 @@ fn murmur3_matches_every_guava_hash() {
     let rows = tsv("murmur3_128.tsv");
     assert!(rows.len() > 50);
     for row in rows {
-        let h = ItemHash::of(&unhex(&row[0]));
+        let h = guava::hash(&unhex(&row[0]));
         let h1: i64 = row[2].parse().unwrap();
         let h2: i64 = row[3].parse().unwrap();
         assert_eq!((h.h1 as i64, h.h2 as i64), (h1, h2), "item {}", row[0]);
@@ -95,15 +96,15 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
         let mut layer = Layer::new(n, p, s.k, s.words);
         let items = items(name, n);
         for item in &items {
-            layer.insert(ItemHash::of(item));
+            layer.insert(guava::hash(item));
         }
         assert_eq!(layer.words(), &want[..], "{name}: bits differ from Guava's");
-        assert!(items.iter().all(|i| layer.contains(ItemHash::of(i))));
+        assert!(items.iter().all(|i| layer.contains(guava::hash(i))));
 
         let queries = tsv(&format!("{name}.queries.tsv"));
         assert_eq!(queries.len(), 10_000);
         for q in queries {
-            let answer = layer.contains(ItemHash::of(&unhex(&q[0])));
+            let answer = layer.contains(guava::hash(&unhex(&q[0])));
             assert_eq!(answer, q[1] == "1", "{name}: query {}", q[0]);
         }
     }
@@ -113,12 +114,12 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
 /// back to the very same bytes; broken inputs are refused.
 #[test]
 fn guava_files_import_and_export_byte_for_byte() {
-    use rsbloom::codec::guava;
+    use rsbloom_core::bloom::codec::writeto;
     let limit = 1 << 30;
     for name in GUAVA_CONFIGS {
         let bin = read_bytes(&format!("{name}.filter.bin"));
-        let chain = guava::import(&bin, None, None, limit).unwrap();
-        assert_eq!(guava::export(&chain).unwrap(), bin, "{name}");
+        let chain = writeto::import(&bin, None, None, limit).unwrap();
+        assert_eq!(writeto::export(&chain).unwrap(), bin, "{name}");
         let layer = &chain.layers()[0];
         assert_eq!(layer.k() as u8, bin[1]);
         // Derived figures: n = round(m ln2 / k), p = 0.5^k, count = Guava's estimate (capped).
@@ -137,7 +138,7 @@ fn guava_files_import_and_export_byte_for_byte() {
                 q[0]
             );
         }
-        let given = guava::import(&bin, Some(5_000_000), Some(0.02), limit).unwrap();
+        let given = writeto::import(&bin, Some(5_000_000), Some(0.02), limit).unwrap();
         assert_eq!(given.layers()[0].capacity(), 5_000_000);
         assert_eq!(given.layers()[0].error(), 0.02);
     }
@@ -145,7 +146,7 @@ fn guava_files_import_and_export_byte_for_byte() {
     // capped at the derived capacity 95; with a larger capacity it shows in full.
     let bin = read_bytes("n100_p0.01.filter.bin");
     assert_eq!(
-        guava::import(&bin, Some(1000), None, limit)
+        writeto::import(&bin, Some(1000), None, limit)
             .unwrap()
             .count(),
         102
@@ -171,13 +172,13 @@ fn guava_files_import_and_export_byte_for_byte() {
     bad.push((empty, "no words"));
     for (bytes, what) in bad {
         assert!(
-            guava::import(&bytes, None, None, limit).is_err(),
+            writeto::import(&bytes, None, None, limit).is_err(),
             "{what} accepted"
         );
     }
     // The size limit applies before anything is allocated.
     let mut huge = bin[..6].to_vec();
     huge[2..6].copy_from_slice(&i32::MAX.to_be_bytes());
-    assert!(guava::import(&huge, None, None, limit).is_err());
-    assert!(guava::import(&bin, None, None, 64).is_err());
+    assert!(writeto::import(&huge, None, None, limit).is_err());
+    assert!(writeto::import(&bin, None, None, 64).is_err());
 }

@@ -6,9 +6,9 @@
 mod files;
 
 use files::{unhex, REDISBLOOM_CONFIGS as CONFIGS};
-use rsbloom::codec::chunks::{self, Load};
-use rsbloom::filter::redisbloom;
-use rsbloom::filter::{Chain, Scheme};
+use rsbloom_core::bloom::codec::scandump::{self, Load};
+use rsbloom_core::bloom::redisbloom;
+use rsbloom_core::bloom::{Chain, Scheme};
 use serde_json::Value;
 
 const NO_LIMIT: u64 = u64::MAX;
@@ -56,7 +56,7 @@ fn items(name: &str, info: &Value) -> Vec<Vec<u8>> {
 fn load_scandump(steps: &[(i64, Vec<u8>)]) -> Chain {
     let mut chain = None;
     for (iter, data) in steps.iter().filter(|(it, _)| *it != 0) {
-        match chunks::parse_load(*iter, data, NO_LIMIT).expect("chunk accepted") {
+        match scandump::parse_load(*iter, data, NO_LIMIT).expect("chunk accepted") {
             Load::Header(meta) => chain = Some(Chain::from_meta(&meta, NO_LIMIT).unwrap()),
             Load::Data { offset, data } => {
                 let c = chain.as_mut().expect("header first");
@@ -72,7 +72,7 @@ fn dump(chain: &Chain) -> Vec<(i64, Vec<u8>)> {
     let mut steps = Vec::new();
     let mut iter = 0;
     loop {
-        let (next, data) = chunks::dump_step(chain, iter, CHUNK).expect("step");
+        let (next, data) = scandump::dump_step(chain, iter, CHUNK).expect("step");
         steps.push((next, data));
         if next == 0 {
             return steps;

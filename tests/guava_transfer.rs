@@ -6,7 +6,7 @@ mod common;
 
 use common::vectors;
 use common::*;
-use rsbloom::filter::Sizing;
+use rsbloom_core::bloom::guava::Sizing;
 
 use common::files::GUAVA_CONFIGS as CONFIGS;
 

@@ -24,7 +24,7 @@ use common::rdb::*;
 use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
 use common::*;
 use redis::{Connection, Value};
-use rsbloom::filter::redisbloom::murmur64a;
+use rsbloom_core::hash::murmur64a::murmur64a;
 
 const TYPE_NAME: &str = "MBbloom--";
 /// `MBbloom--` with encoding version 4, as RedisBloom writes it (README of the vectors).

@@ -172,13 +172,14 @@ impl<R: Read> DumpReader<R> {
                 reader.name
             ));
         }
-        let meta = rsbloom::codec::chunks::parse_header(&header, u64::MAX).map_err(|e| {
-            Fail(format!(
-                "{}: bad filter header: {}",
-                reader.name,
-                Fail::from(e)
-            ))
-        })?;
+        let meta =
+            rsbloom_core::bloom::codec::scandump::parse_header(&header, u64::MAX).map_err(|e| {
+                Fail(format!(
+                    "{}: bad filter header: {}",
+                    reader.name,
+                    Fail::from(e)
+                ))
+            })?;
         reader.data_len = meta.layers.iter().map(|l| l.bit_size / 8).sum();
         reader.header = header;
         reader.iter = 1;

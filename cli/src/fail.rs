@@ -29,8 +29,8 @@ impl From<redis::RedisError> for Fail {
     }
 }
 
-impl From<rsbloom::error::Error> for Fail {
-    fn from(e: rsbloom::error::Error) -> Fail {
+impl From<rsbloom_core::error::Error> for Fail {
+    fn from(e: rsbloom_core::error::Error) -> Fail {
         let text = e.to_string();
         Fail(text.strip_prefix("ERR ").unwrap_or(&text).to_string())
     }

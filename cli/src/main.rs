@@ -17,8 +17,7 @@ use std::sync::mpsc;
 use std::thread;
 
 use clap::{Parser, Subcommand};
-use rsbloom::codec::{chunks, guava, header};
-use rsbloom::filter::Scheme;
+use rsbloom_core::bloom::codec::{native, scandump, writeto};
 
 use dumpfile::{DumpReader, DumpWriter, Record, TmpFile};
 use fail::{fail, Context, Fail, Result};
@@ -146,7 +145,7 @@ fn run(cli: &Cli) -> Result<()> {
 
 /// The data length a SCANDUMP header announces (0 if this tool cannot read the header).
 fn data_len_of(header_bytes: &[u8]) -> u64 {
-    chunks::parse_header(header_bytes, u64::MAX)
+    scandump::parse_header(header_bytes, u64::MAX)
         .map(|m| m.layers.iter().map(|l| l.bit_size / 8).sum())
         .unwrap_or(0)
 }
@@ -300,14 +299,15 @@ fn import_guava(
         .context(|| format!("cannot stat {name}"))?
         .len();
     let mut input = BufReader::with_capacity(1 << 20, raw);
-    let mut head = [0u8; guava::HEADER_LEN];
+    let mut head = [0u8; writeto::HEADER_LEN];
     if file_len < head.len() as u64 {
         return fail(format!(
             "{name} is truncated (shorter than Guava's 6-byte header)"
         ));
     }
     read_words(&mut input, &mut head, file)?;
-    let gh = guava::parse_header(&head).map_err(|e| Fail(format!("{name}: {}", Fail::from(e))))?;
+    let gh =
+        writeto::parse_header(&head).map_err(|e| Fail(format!("{name}: {}", Fail::from(e))))?;
     if file_len != gh.total_len() {
         return fail(format!(
             "{name}: a Guava filter of {} words is {} bytes, the file has {file_len}",
@@ -324,12 +324,12 @@ fn import_guava(
     while left > 0 {
         let n = left.min(IMPORT_CHUNK) as usize;
         read_words(&mut input, &mut buf[..n], file)?;
-        bits_set += guava::count_ones(&buf[..n]);
+        bits_set += writeto::count_ones(&buf[..n]);
         left -= n as u64;
     }
-    let meta = guava::derive_meta(gh, bits_set, capacity, error);
-    let our_header = header::encode_meta(&meta);
-    header::decode(&our_header, u64::MAX)
+    let meta = writeto::derive_meta(gh, bits_set, capacity, error);
+    let our_header = native::encode_header_meta(&meta);
+    native::decode_header(&our_header, u64::MAX)
         .map_err(|e| Fail(format!("cannot import {name}: {}", Fail::from(e))))?;
 
     // Pass 2: the header, then the words as little-endian chunks.
@@ -338,13 +338,13 @@ fn import_guava(
     staging.load(1, &our_header)?;
     progress.chunk(our_header.len() as u64);
     input
-        .seek(SeekFrom::Start(guava::HEADER_LEN as u64))
+        .seek(SeekFrom::Start(writeto::HEADER_LEN as u64))
         .context(|| format!("seeking in {name}"))?;
     let mut offset = 0u64;
     while offset < data_len {
         let n = (data_len - offset).min(IMPORT_CHUNK) as usize;
         read_words(&mut input, &mut buf[..n], file)?;
-        let le = guava::words_to_le(&buf[..n]);
+        let le = writeto::swap_words(&buf[..n]);
         staging.load(1 + offset + n as u64, &le)?;
         offset += n as u64;
         progress.chunk(n as u64);
@@ -361,42 +361,19 @@ fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
             "BF.SCANDUMP {key} 0 answered iterator {first}, expected 1"
         ));
     }
-    let meta = chunks::parse_header(&header_bytes, u64::MAX)
+    let meta = scandump::parse_header(&header_bytes, u64::MAX)
         .map_err(|e| Fail(format!("cannot read the filter header: {}", Fail::from(e))))?;
-    if meta.scheme != Scheme::Guava {
-        return fail(format!(
-            "'{key}' is in RedisBloom's format (type MBbloom--), which hashes differently; \
-             Guava cannot read it"
-        ));
-    }
-    let [layer] = meta.layers.as_slice() else {
-        return fail(format!(
-            "'{key}' has {} layers; Guava can hold only a single-layer filter",
-            meta.layers.len()
-        ));
-    };
-    let Ok(k) = u8::try_from(layer.k) else {
-        return fail(format!(
-            "'{key}' uses {} hash functions; Guava supports at most 255",
-            layer.k
-        ));
-    };
-    let words = layer.bit_size / 64;
-    if words * 64 != layer.bit_size || words == 0 || words > i32::MAX as u64 {
-        return fail(format!(
-            "'{key}' has {} bits; Guava needs a whole number of 64-bit words, at most 2^31-1",
-            layer.bit_size
-        ));
-    }
-    let data_len = words * 8;
+    // The codec decides, as for BF.EXPORT; the layer count is said as a hint.
+    let header = writeto::export_header_of(&meta).map_err(|e| {
+        let layers = match meta.layers.len() {
+            1 => String::new(),
+            n => format!(" ('{key}' has {n} layers; Guava can hold only a single-layer filter)"),
+        };
+        Fail(format!("cannot export '{key}': {}{layers}", Fail::from(e)))
+    })?;
+    let data_len = header.words as u64 * 8;
     let mut out = TmpFile::create(file)?;
-    out.write(
-        &guava::Header {
-            k,
-            words: words as u32,
-        }
-        .to_bytes(),
-    )?;
+    out.write(&header.to_bytes())?;
     let mut progress = Progress::new("exported", key, data_len);
     // A chunk need not end on a word boundary (bf.chunk-bytes may be any size).
     let mut carry: Vec<u8> = Vec::with_capacity(8);
@@ -415,12 +392,12 @@ fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
             carry.extend_from_slice(&rest[..take]);
             rest = &rest[take..];
             if carry.len() == 8 {
-                out.write(&swap_words(&carry))?;
+                out.write(&writeto::swap_words(&carry))?;
                 carry.clear();
             }
         }
         let whole = rest.len() / 8 * 8;
-        out.write(&swap_words(&rest[..whole]))?;
+        out.write(&writeto::swap_words(&rest[..whole]))?;
         carry.extend_from_slice(&rest[whole..]);
         progress.chunk(data.len() as u64);
         iter = next;
@@ -434,12 +411,4 @@ fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
     out.commit()?;
     progress.finish();
     Ok(())
-}
-
-/// Little-endian words to big-endian ones (or back: both are a byte swap per word).
-fn swap_words(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .chunks_exact(8)
-        .flat_map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()).to_be_bytes())
-        .collect()
 }

@@ -1,28 +1,40 @@
-//! The BF.* commands: parse arguments, call the core, reply. No filter logic lives here.
-
-pub mod add;
-pub mod arg;
-pub mod args;
-pub mod dump;
-pub mod exists;
-pub mod guava;
-pub mod info;
-pub mod registry;
-pub mod reply;
-pub mod reserve;
+//! The commands: one folder per filter family (`bf/`, and `cf/` to come), each command a
+//! function that parses its arguments, calls the core and returns a [`Reply`]. What every
+//! family shares is here: the harness every callback runs in ([`run`]: borrowed arguments,
+//! panics caught, one reply), key access, arity, keyspace events; the command table and its
+//! registration ([`table`]); replies; argument access and parsing.
 
 use std::ffi::{c_int, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
 use redis_module::{raw, Context};
+use rsbloom_core::error::{Error, Result};
 
-use crate::codec::chunks;
-use crate::datatype::{type_of, BLOOM_TYPE, REDISBLOOM_TYPE};
-use crate::error::{Error, Result};
-use crate::filter::Chain;
-use arg::Arg;
+use argv::Arg;
 use reply::Reply;
+
+/// The `extern "C"` callback of one command: [`run`] with its handler, so arguments reach
+/// the handler borrowed, with no copies on the way in.
+macro_rules! callback {
+    ($handler:path) => {{
+        extern "C" fn callback(
+            ctx: *mut redis_module::raw::RedisModuleCtx,
+            argv: *mut *mut redis_module::raw::RedisModuleString,
+            argc: std::ffi::c_int,
+        ) -> std::ffi::c_int {
+            // SAFETY: these are the arguments Redis passed to this callback.
+            unsafe { $crate::commands::run(ctx, argv, argc, $handler) }
+        }
+        callback as $crate::commands::table::CommandFn
+    }};
+}
+
+pub mod argv;
+pub mod bf;
+pub mod parse;
+pub mod reply;
+pub mod table;
 
 /// A command body: the whole argv (name included) in, a reply out.
 pub type Handler = fn(&Context, &[Arg]) -> Result<Reply>;
@@ -72,49 +84,6 @@ pub fn arity(args: &[Arg], min: usize, max: usize, name: &'static str) -> Result
         return Err(Error::WrongArity(name));
     }
     Ok(())
-}
-
-/// The filter at `key` for reading, of either type: `None` if the key is missing,
-/// WRONGTYPE if it holds something else.
-pub fn read_filter(key: &RedisKey) -> Result<Option<&Chain>> {
-    key.get_value::<Chain>(&BLOOM_TYPE)
-        .or_else(|_| key.get_value::<Chain>(&REDISBLOOM_TYPE))
-        .map_err(|_| Error::WrongType)
-}
-
-/// The filter at `key` for writing, as [`read_filter`].
-pub fn write_filter<'a>(key: &RedisKeyWritable) -> Result<Option<&'a mut Chain>> {
-    key.get_value::<Chain>(&BLOOM_TYPE)
-        .or_else(|_| key.get_value::<Chain>(&REDISBLOOM_TYPE))
-        .map_err(|_| Error::WrongType)
-}
-
-/// Stores a new filter at an empty key, as the type of its scheme, and hands it back for
-/// further writes.
-pub fn store_filter<'a>(key: &RedisKeyWritable, chain: Chain) -> Result<&'a mut Chain> {
-    key.set_value(type_of(chain.scheme()), chain)
-        .map_err(|_| Error::WrongType)?;
-    write_filter(key)?.ok_or(Error::Internal)
-}
-
-/// Replicates the creation of `chain` at `key`, then `items` if any: the SCANDUMP header of
-/// the filter as it was created (its first layer, empty) as `BF.LOADCHUNK key 1 <header>`,
-/// then `BF.MADD key items...`; Redis wraps the two in MULTI/EXEC. The header pins the type
-/// and every parameter, so a replica or an AOF replay never fills in defaults or a
-/// `bf.new-filter-format` of its own.
-pub fn replicate_creation(ctx: &Context, key: &Arg, chain: &Chain, items: &[Arg]) {
-    let mut meta = chain.meta();
-    meta.layers.truncate(1);
-    for layer in &mut meta.layers {
-        layer.count = 0;
-    }
-    let header = chunks::header_of_meta(&meta);
-    ctx.replicate("BF.LOADCHUNK", &[key.as_slice(), b"1", &header][..]);
-    if !items.is_empty() {
-        let mut args: Vec<&[u8]> = vec![key.as_slice()];
-        args.extend(items.iter().map(Arg::as_slice));
-        ctx.replicate("BF.MADD", args.as_slice());
-    }
 }
 
 /// Emits the keyspace event `event` (class generic, `g`) for a write that changed `key`.

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_long, CString};
 
 use redis_module::{raw, Context};
 
-use crate::error::Error;
+use rsbloom_core::error::Error;
 
 #[derive(Debug)]
 pub enum Reply {

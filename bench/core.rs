@@ -1,0 +1,154 @@
+//! Criterion benchmarks of the core: hashing, add and contains one at a time and in batches
+//! of 100 (prefetching on and off), on a cache-resident filter (~1 MB) and a memory-sized
+//! one (~1 GiB, half its bits set, like a filter at its designed load).
+
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme};
+use rsbloom_core::testkit::Rng;
+
+const NO_LIMIT: u64 = u64::MAX;
+const BATCH: usize = 100;
+
+/// Random 16-byte items and their hashes, reproducibly.
+trait Items {
+    fn item(&mut self) -> [u8; 16];
+    fn hashes(&mut self, n: usize) -> Vec<ItemHash>;
+}
+
+impl Items for Rng {
+    fn item(&mut self) -> [u8; 16] {
+        let mut item = [0u8; 16];
+        item[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        item[8..].copy_from_slice(&self.next_u64().to_le_bytes());
+        item
+    }
+    fn hashes(&mut self, n: usize) -> Vec<ItemHash> {
+        (0..n).map(|_| guava::hash(&self.item())).collect()
+    }
+}
+
+/// A one-layer filter of `bytes` (k = 7, as for 1 %) with random words, so half of its bits
+/// are set as at its designed load. Its capacity is unbounded so adds never fill it up.
+fn filter_of(bytes: u64) -> Chain {
+    let layer = LayerMeta {
+        capacity: u64::MAX,
+        count: 0,
+        k: 7,
+        error: 0.01,
+        bit_size: bytes * 8,
+        bpe: 0.0,
+    };
+    let meta = ChainMeta {
+        scheme: Scheme::Guava,
+        error_rate: 0.01,
+        expansion: 0,
+        growth: 0,
+        layers: vec![layer],
+    };
+    let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
+    let mut rng = Rng(0x0BAD_5EED);
+    let chunk: Vec<u8> = (0..1 << 20).map(|_| rng.next_u64() as u8).collect();
+    let mut offset = 0;
+    while offset < chain.data_len() {
+        let len = (chain.data_len() - offset).min(chunk.len() as u64);
+        chain
+            .write_chunk(offset, &chunk[..len as usize])
+            .expect("in range");
+        offset += len;
+    }
+    chain
+}
+
+fn hashing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hash");
+    let item = *b"user:1234567890:";
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("murmur3_x64_128/16B", |b| {
+        b.iter(|| guava::hash(black_box(&item)))
+    });
+    g.bench_function("murmur64a_pair/16B", |b| {
+        b.iter(|| Scheme::RedisBloom.hash(black_box(&item)))
+    });
+    g.finish();
+}
+
+fn filter_ops(c: &mut Criterion, label: &str, bytes: u64) {
+    let chain = filter_of(bytes);
+    let mut g = c.benchmark_group(format!("filter/{label}"));
+    let mut rng = Rng(42);
+
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("contains/single", |b| {
+        b.iter_batched(
+            || rng.hashes(1)[0],
+            |h| chain.contains_hash(h),
+            BatchSize::SmallInput,
+        )
+    });
+    let mut adder = chain.clone();
+    g.bench_function("add/single", |b| {
+        b.iter_batched(
+            || rng.hashes(1)[0],
+            |h| adder.add_hash(h, NO_LIMIT),
+            BatchSize::SmallInput,
+        )
+    });
+    drop(adder);
+
+    g.throughput(Throughput::Elements(BATCH as u64));
+    for prefetch in [false, true] {
+        let tag = if prefetch { "prefetch" } else { "no-prefetch" };
+        g.bench_function(format!("contains/batch{BATCH}/{tag}"), |b| {
+            b.iter_batched(
+                || rng.hashes(BATCH),
+                |hs| chain.contains_batch(&hs, prefetch),
+                BatchSize::SmallInput,
+            )
+        });
+        g.bench_function(format!("contains/batch{BATCH}/{tag}/one-by-one"), |b| {
+            b.iter_batched(
+                || rng.hashes(BATCH),
+                |hs| {
+                    hs.iter()
+                        .map(|&h| chain.contains_hash(h))
+                        .collect::<Vec<_>>()
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    let mut adder = chain.clone();
+    for prefetch in [false, true] {
+        let tag = if prefetch { "prefetch" } else { "no-prefetch" };
+        g.bench_function(format!("add/batch{BATCH}/{tag}"), |b| {
+            b.iter_batched(
+                || rng.hashes(BATCH),
+                |hs| {
+                    adder.add_batch(&hs, NO_LIMIT, prefetch, |r| {
+                        let _ = black_box(r);
+                    })
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn small(c: &mut Criterion) {
+    filter_ops(c, "1MB", 1 << 20);
+}
+
+fn large(c: &mut Criterion) {
+    filter_ops(c, "1GiB", 1 << 30);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3))
+        .sample_size(30);
+    targets = hashing, small, large
+}
+criterion_main!(benches);

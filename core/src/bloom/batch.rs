@@ -1,0 +1,138 @@
+//! Many items in one call: adds and lookups that keep several memory misses in flight.
+//! Small layers stay in cache and are walked one item after another; large ones prefetch
+//! (adds) or use the [`lanes`](super::lanes) (lookups). The answers are the same either way.
+
+use super::lanes;
+use super::probe::ItemHash;
+use super::Chain;
+use crate::error::Result;
+
+/// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
+const PREFETCH_MIN_BYTES: u64 = 2 << 20;
+/// How many items ahead of the one being checked a batch prefetches: enough to keep the
+/// core's outstanding misses busy, few enough not to overflow them. On the 1 GiB filter
+/// (AMD EPYC VM) distances 2, 4, 6, 8 and 12 gave 110, 85, 100, 90 and 93 ns per add: flat
+/// from 4 on.
+const PREFETCH_DISTANCE: usize = 8;
+
+impl Chain {
+    /// Starts loading the item's probe lines in every large layer.
+    fn prefetch(&self, hash: ItemHash) {
+        for layer in &self.layers {
+            if layer.bytes() >= PREFETCH_MIN_BYTES {
+                layer.prefetch(hash);
+            }
+        }
+    }
+
+    /// [`Chain::add_hash`] for each item in order, handing each result to `each` and
+    /// stopping after the first error. With `prefetch`, the probe lines of the items a few
+    /// places ahead are requested first so their misses overlap; the answers are the same
+    /// either way.
+    pub fn add_batch(
+        &mut self,
+        hashes: &[ItemHash],
+        limit: u64,
+        prefetch: bool,
+        mut each: impl FnMut(Result<bool>),
+    ) {
+        let prefetch = prefetch && hashes.len() > 1;
+        if prefetch {
+            hashes
+                .iter()
+                .take(PREFETCH_DISTANCE)
+                .for_each(|&h| self.prefetch(h));
+        }
+        for (i, &hash) in hashes.iter().enumerate() {
+            if prefetch {
+                if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
+                    self.prefetch(ahead);
+                }
+            }
+            let result = self.add_hash(hash, limit);
+            let stop = result.is_err();
+            each(result);
+            if stop {
+                break;
+            }
+        }
+    }
+
+    /// [`Chain::contains_hash`] for each item, layer by layer (newest first) over the items
+    /// not found yet. With `prefetch`, large layers are walked with many lookups in flight
+    /// (see [`lanes`](super::lanes)); otherwise one lookup after another.
+    pub fn contains_batch(&self, hashes: &[ItemHash], prefetch: bool) -> Vec<bool> {
+        let mut found = vec![false; hashes.len()];
+        let mut pending: Vec<usize> = (0..hashes.len()).collect();
+        for layer in self.layers.iter().rev() {
+            if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES {
+                lanes::contains_each(layer, hashes, &pending, |j, f| found[j] = f);
+            } else {
+                for &j in &pending {
+                    found[j] = layer.contains(hashes[j]);
+                }
+            }
+            pending.retain(|&j| !found[j]);
+            if pending.is_empty() {
+                break;
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bloom::{Chain, ItemHash, Scheme};
+    use crate::error::{Error, Result};
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    /// Items with duplicates inside the batch, against a chain that grows mid-batch and one
+    /// that fills up: the batch paths must answer exactly like one item at a time.
+    #[test]
+    fn batches_answer_like_single_items() {
+        for scheme in [Scheme::Guava, Scheme::RedisBloom] {
+            batches_answer_like_single_items_in(scheme);
+        }
+    }
+
+    fn batches_answer_like_single_items_in(scheme: Scheme) {
+        let items: Vec<ItemHash> = (0..3000u32)
+            .map(|i| scheme.hash(&(i % 2200).to_le_bytes()))
+            .collect();
+        for (capacity, expansion) in [(1_000_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
+            // Layers over 2 MB take the prefetching path too.
+            let fresh = Chain::create(scheme, 0.0001, capacity, expansion, NO_LIMIT).unwrap();
+            let mut single = fresh.clone();
+            let expected: Vec<Result<bool>> = items
+                .iter()
+                .map(|&h| single.add_hash(h, NO_LIMIT))
+                .take_while(|r| r.is_ok())
+                .collect();
+            for prefetch in [false, true] {
+                let mut batch = fresh.clone();
+                let mut got = Vec::new();
+                for part in items.chunks(100) {
+                    batch.add_batch(part, NO_LIMIT, prefetch, |r| got.push(r));
+                    if got.last().is_some_and(|r| r.is_err()) {
+                        break;
+                    }
+                }
+                let oks: Vec<_> = got.iter().take_while(|r| r.is_ok()).cloned().collect();
+                assert_eq!(oks, expected, "capacity {capacity} expansion {expansion}");
+                if expansion == 0 {
+                    assert_eq!(got.last(), Some(&Err(Error::Full)));
+                } else {
+                    assert_eq!(batch, single);
+                }
+                let probe: Vec<ItemHash> = (0..5000u32)
+                    .map(|i| scheme.hash(&i.to_le_bytes()))
+                    .collect();
+                let answers = batch.contains_batch(&probe, prefetch);
+                let one_by_one: Vec<bool> = probe.iter().map(|&h| batch.contains_hash(h)).collect();
+                assert_eq!(answers, one_by_one);
+            }
+        }
+    }
+}

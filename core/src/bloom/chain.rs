@@ -1,0 +1,277 @@
+//! The scaling chain of layers, with RedisBloom's semantics.
+//!
+//! Layer `i` of a scaling filter has capacity `capacity * expansion^i` and error
+//! `error_rate * 0.5^(i+1)`, so the chain's false-positive rate stays below `error_rate`. A
+//! non-scaling filter (expansion 0) has one layer at `error_rate` itself, exactly Guava's size.
+//! Batches are in [`batch`](super::batch), chunk access in [`chunks`](super::chunks).
+
+use super::layer::{Layer, MAX_HASHES};
+use super::meta::{check_limit, memory_for, valid_rate, ChainMeta, LayerMeta};
+use super::probe::ItemHash;
+use super::scheme::{LayerShape, Scheme};
+use crate::error::{Error, Result};
+
+/// Each new layer's error is the previous one's times this.
+pub const TIGHTENING: f64 = 0.5;
+
+/// A Bloom filter: one or more layers, newest last.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    pub(super) scheme: Scheme,
+    pub(super) error_rate: f64,
+    pub(super) expansion: u32,
+    pub(super) growth: u32,
+    pub(super) layers: Vec<Layer>,
+}
+
+impl Chain {
+    /// A new Guava-scheme filter; see [`Chain::create`].
+    pub fn new(error_rate: f64, capacity: u64, expansion: u32, limit: u64) -> Result<Chain> {
+        Chain::create(Scheme::Guava, error_rate, capacity, expansion, limit)
+    }
+
+    /// A new filter with one empty layer, or `TooLarge` before allocating anything.
+    /// Arguments are assumed in range (the command layer checks them).
+    pub fn create(
+        scheme: Scheme,
+        error_rate: f64,
+        capacity: u64,
+        expansion: u32,
+        limit: u64,
+    ) -> Result<Chain> {
+        let first_error = if expansion == 0 {
+            error_rate
+        } else {
+            error_rate * TIGHTENING
+        };
+        let mut chain = Chain {
+            scheme,
+            error_rate,
+            expansion,
+            growth: scheme.recorded_growth(expansion),
+            layers: Vec::new(),
+        };
+        chain.push_layer(capacity, first_error, limit)?;
+        Ok(chain)
+    }
+
+    /// Rebuilds a filter from validated parameters with all bits clear; the caller fills
+    /// the bits in (RDB load, LOADCHUNK).
+    pub fn from_meta(meta: &ChainMeta, limit: u64) -> Result<Chain> {
+        meta.validate(limit)?;
+        let layers = meta
+            .layers
+            .iter()
+            .map(|l| {
+                let words = vec![0u64; (l.bit_size / 64) as usize];
+                Layer::from_words(l.capacity, l.count, l.error, l.k, words).with_bpe(l.bpe)
+            })
+            .collect();
+        Ok(Chain {
+            scheme: meta.scheme,
+            error_rate: meta.error_rate,
+            expansion: meta.expansion,
+            growth: meta.growth,
+            layers,
+        })
+    }
+
+    /// A filter from validated parameters and layers that already hold their bits (formats
+    /// that interleave parameters and bit arrays).
+    pub fn from_layers(meta: &ChainMeta, layers: Vec<Layer>) -> Result<Chain> {
+        if layers.len() != meta.layers.len() {
+            return Err(Error::Internal);
+        }
+        Ok(Chain {
+            scheme: meta.scheme,
+            error_rate: meta.error_rate,
+            expansion: meta.expansion,
+            growth: meta.growth,
+            layers,
+        })
+    }
+
+    /// The parameters persistence formats store.
+    pub fn meta(&self) -> ChainMeta {
+        ChainMeta {
+            scheme: self.scheme,
+            error_rate: self.error_rate,
+            expansion: self.expansion,
+            growth: self.growth,
+            layers: self
+                .layers
+                .iter()
+                .map(|l| LayerMeta {
+                    capacity: l.capacity(),
+                    count: l.count(),
+                    k: l.k(),
+                    error: l.error(),
+                    bit_size: l.bit_size(),
+                    bpe: l.bpe(),
+                })
+                .collect(),
+        }
+    }
+
+    fn push_layer(&mut self, capacity: u64, error: f64, limit: u64) -> Result<()> {
+        let LayerShape { k, words, bpe } = self.scheme.layer_shape(capacity, error);
+        let data = self.data_len().saturating_add(words.saturating_mul(8));
+        let needed = memory_for(self.scheme, self.layers.len() as u64 + 1, data);
+        check_limit(needed, limit)?;
+        if k == 0 || k > MAX_HASHES || !valid_rate(error) {
+            // Only reachable after ~1000 tightenings, long after any sane limit.
+            return Err(Error::TooLarge {
+                needed: u64::MAX,
+                limit,
+            });
+        }
+        self.layers
+            .push(Layer::new(capacity, error, k, words).with_bpe(bpe));
+        Ok(())
+    }
+
+    /// Adds an item: `Ok(true)` if it was new, `Ok(false)` if it was (probably) present.
+    /// A full last layer grows the chain, or fails with `Full` when it does not scale.
+    pub fn add(&mut self, item: &[u8], limit: u64) -> Result<bool> {
+        self.add_hash(self.hash(item), limit)
+    }
+
+    /// The item's hash under this filter's scheme (for the `_hash` and batch methods).
+    #[inline]
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        self.scheme.hash(item)
+    }
+
+    /// [`Chain::add`] for an already hashed item.
+    pub fn add_hash(&mut self, hash: ItemHash, limit: u64) -> Result<bool> {
+        let (last, older) = self.layers.split_last_mut().ok_or(Error::Internal)?;
+        if older.iter().rev().any(|l| l.contains(hash)) {
+            return Ok(false);
+        }
+        if !last.is_full() {
+            // The common case: test and set in one pass over the probes.
+            return Ok(last.insert_if_absent(hash));
+        }
+        if last.contains(hash) {
+            return Ok(false);
+        }
+        if self.expansion == 0 {
+            return Err(Error::Full);
+        }
+        let capacity = last.capacity().saturating_mul(self.expansion as u64);
+        let error = last.error() * TIGHTENING;
+        self.push_layer(capacity, error, limit)?;
+        let last = self.layers.last_mut().ok_or(Error::Internal)?;
+        last.insert(hash);
+        Ok(true)
+    }
+
+    /// The item is (probably) in the filter: all probes of some layer are set.
+    pub fn contains(&self, item: &[u8]) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+
+    /// [`Chain::contains`] for an already hashed item. Newest layers first: they are the
+    /// largest, so most present items are found there.
+    pub fn contains_hash(&self, hash: ItemHash) -> bool {
+        self.layers.iter().rev().any(|l| l.contains(hash))
+    }
+
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+    /// The growth factor the format records (see [`ChainMeta::growth`]).
+    pub fn growth(&self) -> u32 {
+        self.growth
+    }
+    /// The expansion factor; 0 for a non-scaling filter.
+    pub fn expansion(&self) -> u32 {
+        self.expansion
+    }
+    pub fn is_scaling(&self) -> bool {
+        self.expansion != 0
+    }
+    /// Items added (adds that answered 1), over all layers.
+    pub fn count(&self) -> u64 {
+        // Saturating: loaded data may claim counts whose sum does not fit.
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.count()))
+    }
+    /// Sum of the layers' capacities.
+    pub fn capacity(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.capacity()))
+    }
+    /// Bytes of all layers' bit arrays, end to end (the SCANDUMP data stream).
+    pub fn data_len(&self) -> u64 {
+        self.layers.iter().map(Layer::bytes).sum()
+    }
+    /// The filter's memory in bytes (`BF.INFO Size`, `MEMORY USAGE`).
+    pub fn memory_bytes(&self) -> u64 {
+        memory_for(self.scheme, self.layers.len() as u64, self.data_len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    #[test]
+    fn non_scaling_fills_up_then_refuses() {
+        let mut c = Chain::new(0.01, 3, 0, NO_LIMIT).unwrap();
+        assert_eq!(c.add(b"a", NO_LIMIT), Ok(true));
+        assert_eq!(c.add(b"b", NO_LIMIT), Ok(true));
+        assert_eq!(c.add(b"c", NO_LIMIT), Ok(true));
+        assert_eq!(c.add(b"a", NO_LIMIT), Ok(false));
+        assert_eq!(c.add(b"d", NO_LIMIT), Err(Error::Full));
+        assert_eq!(c.count(), 3);
+        assert_eq!(c.layers().len(), 1);
+        assert_eq!(c.layers()[0].error(), 0.01);
+    }
+
+    #[test]
+    fn scaling_grows_with_expansion_and_tightening() {
+        let mut c = Chain::new(0.01, 10, 3, NO_LIMIT).unwrap();
+        for i in 0..200u32 {
+            c.add(&i.to_le_bytes(), NO_LIMIT).unwrap();
+        }
+        let caps: Vec<u64> = c.layers().iter().map(Layer::capacity).collect();
+        assert_eq!(caps, vec![10, 30, 90, 270]);
+        let errors: Vec<f64> = c.layers().iter().map(Layer::error).collect();
+        assert_eq!(errors, vec![0.005, 0.0025, 0.00125, 0.000625]);
+        assert_eq!(c.capacity(), 400);
+        assert!(c.layers()[..3].iter().all(Layer::is_full));
+        for i in 0..200u32 {
+            assert!(c.contains(&i.to_le_bytes()));
+        }
+    }
+
+    #[test]
+    fn growth_stops_at_the_limit_before_allocating() {
+        let limit = memory_for(Scheme::Guava, 2, 200);
+        let mut c = Chain::new(0.01, 10, 2, limit).unwrap();
+        let mut last = Ok(true);
+        for i in 0..10_000u32 {
+            last = c.add(&i.to_le_bytes(), limit);
+            if last.is_err() {
+                break;
+            }
+        }
+        assert!(matches!(last, Err(Error::TooLarge { limit: l, .. }) if l == limit));
+        assert!(c.memory_bytes() <= limit);
+    }
+
+    #[test]
+    fn create_over_the_limit_is_refused() {
+        let err = Chain::new(0.01, 1_000_000_000_000_000, 2, 1 << 29).unwrap_err();
+        assert!(matches!(err, Error::TooLarge { needed, .. } if needed > 1 << 29));
+        assert!(Chain::new(1e-300, u64::MAX, 2, 1 << 40).is_err());
+    }
+}

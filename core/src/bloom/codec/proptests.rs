@@ -1,0 +1,174 @@
+//! Property tests: tens of thousands of random and mutated inputs through the decoders,
+//! via the [test kit](crate::testkit::bloom). A panic anywhere is a failure; rejections are
+//! fine.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::{load_value, save_value};
+use crate::bloom::{Chain, Scheme};
+use crate::fields::{Reader, Writer};
+use crate::testkit::bloom::{self as harness, LIMIT};
+use crate::testkit::Rng;
+
+/// Values that sit on the edges of every field's range.
+const BOUNDARY_U64: &[u64] = &[
+    0,
+    1,
+    2,
+    7,
+    63,
+    64,
+    65,
+    1100,
+    1101,
+    32768,
+    32769,
+    1 << 20,
+    u32::MAX as u64,
+    u32::MAX as u64 + 1,
+    i64::MAX as u64,
+    u64::MAX - 63,
+    u64::MAX,
+];
+const BOUNDARY_F64: &[f64] = &[
+    0.0,
+    -0.0,
+    1.0,
+    -0.5,
+    0.5,
+    1e-300,
+    5e-324,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MIN_POSITIVE,
+    0.999_999_999,
+];
+
+/// A small filter of either scheme, with a random shape and fill.
+fn random_chain(rng: &mut Rng) -> Chain {
+    let scheme = [Scheme::Guava, Scheme::RedisBloom][rng.index(2)];
+    let expansion = rng.index(4) as u32;
+    let error = 1e-6 + (rng.index(1000) as f64) / 2001.0;
+    let capacity = 1 + rng.index(200) as u64;
+    let mut chain = Chain::create(scheme, error, capacity, expansion, LIMIT).expect("small filter");
+    for i in 0..rng.index(600) {
+        if chain
+            .add(&(i as u64 ^ rng.next_u64()).to_le_bytes(), LIMIT)
+            .is_err()
+        {
+            break;
+        }
+    }
+    chain
+}
+
+fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for _ in 0..1 + rng.index(3) {
+        let at = rng.index(v.len());
+        match rng.index(7) {
+            0 if !v.is_empty() => v[at] ^= 1 << rng.index(8),
+            1 if !v.is_empty() => v[at] = rng.next_u64() as u8,
+            2 => v.truncate(at),
+            3 => v.extend((0..1 + rng.index(16)).map(|_| rng.next_u64() as u8)),
+            4 => {
+                // Substitute an aligned 8-byte field of the parameter block.
+                let field = rng.index(v.len() / 8) * 8;
+                let value = if rng.index(2) == 0 {
+                    BOUNDARY_U64[rng.index(BOUNDARY_U64.len())]
+                } else {
+                    BOUNDARY_F64[rng.index(BOUNDARY_F64.len())].to_bits()
+                };
+                if field + 8 <= v.len() {
+                    v[field..field + 8].copy_from_slice(&value.to_le_bytes());
+                }
+            }
+            5 if !v.is_empty() => {
+                let end = (at + 1 + rng.index(16)).min(v.len());
+                v.drain(at..end);
+            }
+            _ => {
+                let end = (at + 1 + rng.index(16)).min(v.len());
+                let copy = v[at..end].to_vec();
+                v.splice(at..at, copy);
+            }
+        }
+    }
+    v
+}
+
+/// Runs `check` on `input`, reporting the input if it panics.
+fn survive(input: &[u8], check: fn(&[u8])) {
+    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
+        panic!("decoder panicked on input {input:02x?}");
+    }
+}
+
+#[test]
+fn mutated_rdb_values_never_panic() {
+    let mut rng = Rng(0x5EED_0001);
+    let mut accepted = 0;
+    for _ in 0..40_000 {
+        let chain = random_chain(&mut Rng(rng.next_u64() | 1));
+        let mut base = Writer::default();
+        save_value(&chain, &mut base);
+        let input = mutate(&mut rng, &base.0);
+        let scheme = chain.scheme();
+        if catch_unwind(AssertUnwindSafe(|| harness::value(scheme, &input))).is_err() {
+            panic!("decoder panicked on input {input:02x?}");
+        }
+        let loaded = load_value(chain.scheme(), &mut Reader(&input), LIMIT).is_ok();
+        accepted += loaded as u32;
+    }
+    // Flipped bit-array bytes stay valid, so some mutants must be accepted.
+    assert!(accepted > 0);
+}
+
+#[test]
+fn random_bytes_as_rdb_values_never_panic() {
+    let mut rng = Rng(0x5EED_0002);
+    for _ in 0..20_000 {
+        let input: Vec<u8> = (0..rng.index(300)).map(|_| rng.next_u64() as u8).collect();
+        survive(&input, harness::rdb_value);
+        survive(&input, harness::redisbloom_value);
+    }
+}
+
+#[test]
+fn mutated_loadchunk_sessions_never_panic() {
+    let mut rng = Rng(0x5EED_0003);
+    for _ in 0..20_000 {
+        let chain = random_chain(&mut Rng(rng.next_u64() | 1));
+        let session = harness::encode_session(&chain, |_| 1 + rng.below(200));
+        let input = mutate(&mut rng, &session);
+        survive(&input, harness::loadchunk_session);
+    }
+}
+
+/// Inputs the fuzzers once flagged (kept in fuzz/regressions/<target>/) stay fine.
+#[test]
+fn fuzz_regressions_pass() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    type Check = fn(&[u8]);
+    let targets: [(&str, Check); 3] = [
+        ("rdb_value", harness::rdb_value),
+        ("redisbloom_value", harness::redisbloom_value),
+        ("loadchunk_session", harness::loadchunk_session),
+    ];
+    let mut seen = 0;
+    for (target, check) in targets {
+        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for entry in dir.flatten() {
+            survive(&std::fs::read(entry.path()).expect("readable"), check);
+            seen += 1;
+        }
+    }
+    assert!(
+        seen > 0,
+        "no regression inputs found under {}",
+        root.display()
+    );
+}

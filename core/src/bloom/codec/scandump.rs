@@ -1,0 +1,68 @@
+//! The SCANDUMP / LOADCHUNK iterator protocol (RedisBloom's, so client helpers work):
+//! iterator 0 asks for the header, which comes back with iterator 1; iterator `it >= 1` asks
+//! for the data from byte `it - 1` of the layers' bit arrays laid end to end, and comes back
+//! with `it + len`. The end is `(0, "")`. LOADCHUNK receives the iterator SCANDUMP returned
+//! *after* a chunk, so that chunk starts at `it - 1 - len`.
+
+use super::{mbbloom, native};
+use crate::bloom::{Chain, ChainMeta, Scheme};
+use crate::error::{bad_data, Error, Result};
+
+/// The SCANDUMP header of a filter, in its type's format.
+pub fn header_of(chain: &Chain) -> Vec<u8> {
+    header_of_meta(&chain.meta())
+}
+
+/// The SCANDUMP header of a filter with these parameters, in its scheme's type's format.
+pub fn header_of_meta(meta: &ChainMeta) -> Vec<u8> {
+    match meta.scheme {
+        Scheme::Guava => native::encode_header_meta(meta),
+        Scheme::RedisBloom => mbbloom::encode_header_meta(meta),
+    }
+}
+
+/// Parses a header of either format: ours starts with its magic; anything else is read as
+/// RedisBloom's. A RedisBloom header could start with our magic by chance (its first
+/// bytes are an item count), so that is tried too before giving up.
+pub fn parse_header(data: &[u8], limit: u64) -> Result<ChainMeta> {
+    if !native::has_magic(data) {
+        return mbbloom::decode_header(data, limit);
+    }
+    native::decode_header(data, limit)
+        .or_else(|ours| mbbloom::decode_header(data, limit).map_err(|_| ours))
+}
+
+/// One SCANDUMP step: the next iterator and the bytes to return.
+pub fn dump_step(chain: &Chain, iter: i64, max_chunk: u64) -> Result<(i64, Vec<u8>)> {
+    match iter {
+        0 => Ok((1, header_of(chain))),
+        it if it > 0 => match chain.read_chunk(it as u64 - 1, max_chunk) {
+            Some(chunk) => Ok((it + chunk.len() as i64, chunk)),
+            None => Ok((0, Vec::new())),
+        },
+        _ => Err(Error::BadIterator),
+    }
+}
+
+/// What a LOADCHUNK call carries.
+#[derive(Debug, PartialEq)]
+pub enum Load<'a> {
+    /// Iterator 1: the header of a new filter.
+    Header(ChainMeta),
+    /// A data chunk and the byte offset it starts at.
+    Data { offset: u64, data: &'a [u8] },
+}
+
+/// Classifies and checks one LOADCHUNK call.
+pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
+    match iter {
+        1 => Ok(Load::Header(parse_header(data, limit)?)),
+        it if it > 1 => {
+            let offset = (it as u64 - 1)
+                .checked_sub(data.len() as u64)
+                .ok_or_else(|| bad_data("chunk longer than its iterator allows"))?;
+            Ok(Load::Data { offset, data })
+        }
+        _ => Err(Error::BadIterator),
+    }
+}

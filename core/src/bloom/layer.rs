@@ -1,0 +1,246 @@
+//! One fixed-size Bloom layer: the bit array, k, capacity and count.
+
+use std::borrow::Cow;
+
+use bitvec::prelude::{BitVec, Lsb0};
+
+use super::probe::ItemHash;
+use crate::hash::divisor::Divisor;
+use crate::memory::pages::advise_huge_pages;
+use crate::memory::prefetch::prefetch;
+
+/// Largest k any (n, p) with p a positive double can produce: -ln(4.9e-324) / ln 2 ~ 1075.
+pub const MAX_HASHES: u32 = 1100;
+
+/// One Bloom layer. Bit `i` is bit `i % 64` (least significant first) of word `i / 64`, the
+/// layout of Guava's `long[]` and of `BitVec<u64, Lsb0>`.
+#[derive(Debug, PartialEq)]
+pub struct Layer {
+    bits: BitVec<u64, Lsb0>,
+    /// The word count as a divisor: probe value `v` is bit `v % 64` of word
+    /// `(v / 64) % words`, the same bit as Guava's `v % (64 * words)`, with no division.
+    words_div: Divisor,
+    k: u32,
+    capacity: u64,
+    count: u64,
+    error: f64,
+    /// Bits per entry as RedisBloom's format records it; 0 in Guava-scheme layers, whose
+    /// formats do not carry it.
+    bpe: f64,
+}
+
+/// A deep copy (for `COPY`), through `from_words` so the copy gets huge pages too.
+impl Clone for Layer {
+    fn clone(&self) -> Layer {
+        Layer::from_words(
+            self.capacity,
+            self.count,
+            self.error,
+            self.k,
+            self.words().to_vec(),
+        )
+        .with_bpe(self.bpe)
+    }
+}
+
+impl Layer {
+    /// An empty layer. The caller has checked `words` against the size limit: the zeroed
+    /// allocation goes through `calloc`, so untouched pages cost nothing until written.
+    pub fn new(capacity: u64, error: f64, k: u32, words: u64) -> Layer {
+        Layer::from_words(capacity, 0, error, k, vec![0u64; words as usize])
+    }
+
+    /// A layer over existing words (no copy). `words` must not be empty.
+    pub fn from_words(capacity: u64, count: u64, error: f64, k: u32, words: Vec<u64>) -> Layer {
+        advise_huge_pages(&words);
+        Layer {
+            words_div: Divisor::new(words.len() as u64),
+            bits: BitVec::from_vec(words),
+            k,
+            capacity,
+            count,
+            error,
+            bpe: 0.0,
+        }
+    }
+
+    /// The same layer recording `bpe` bits per entry (RedisBloom's format stores it).
+    pub fn with_bpe(mut self, bpe: f64) -> Layer {
+        self.bpe = bpe;
+        self
+    }
+
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+    pub fn error(&self) -> f64 {
+        self.error
+    }
+    pub fn bpe(&self) -> f64 {
+        self.bpe
+    }
+    pub fn bit_size(&self) -> u64 {
+        self.bits.len() as u64
+    }
+    pub fn bytes(&self) -> u64 {
+        self.bit_size() / 8
+    }
+    pub fn words(&self) -> &[u64] {
+        self.bits.as_raw_slice()
+    }
+    /// Items counted so far have reached the capacity.
+    pub fn is_full(&self) -> bool {
+        self.count >= self.capacity
+    }
+
+    /// Where probe value `v` lands: (word index, bit mask).
+    #[inline(always)]
+    pub fn position(&self, v: u64) -> (usize, u64) {
+        (self.words_div.remainder(v >> 6) as usize, 1u64 << (v & 63))
+    }
+
+    /// The item's probes as (word index, bit mask) pairs.
+    #[inline(always)]
+    fn positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> + '_ {
+        hash.probe_values(self.k).map(|v| self.position(v))
+    }
+
+    /// All k probes of the item are set.
+    #[inline]
+    pub fn contains(&self, hash: ItemHash) -> bool {
+        let words = self.words();
+        self.positions(hash).all(|(i, mask)| words[i] & mask != 0)
+    }
+
+    /// Sets the item's probes and counts it. The caller decides whether it was new.
+    #[inline]
+    pub fn insert(&mut self, hash: ItemHash) {
+        let (div, k) = (self.words_div, self.k);
+        let words = self.bits.as_raw_mut_slice();
+        for v in hash.probe_values(k) {
+            words[div.remainder(v >> 6) as usize] |= 1u64 << (v & 63);
+        }
+        self.count += 1;
+    }
+
+    /// Sets the item's probes and counts it unless all were set already; `true` if it was
+    /// added. One pass: setting a bit that is already set changes nothing, so the item is
+    /// new exactly when some probe was clear before its store.
+    #[inline]
+    pub fn insert_if_absent(&mut self, hash: ItemHash) -> bool {
+        let (div, k) = (self.words_div, self.k);
+        let words = self.bits.as_raw_mut_slice();
+        let mut present = true;
+        for v in hash.probe_values(k) {
+            let (i, mask) = (div.remainder(v >> 6) as usize, 1u64 << (v & 63));
+            present &= words[i] & mask != 0;
+            words[i] |= mask;
+        }
+        if !present {
+            self.count += 1;
+        }
+        !present
+    }
+
+    /// Starts loading the cache lines of all the item's probes (a hint; see `prefetch`).
+    #[inline]
+    pub fn prefetch(&self, hash: ItemHash) {
+        let words = self.words();
+        self.positions(hash).for_each(|(i, _)| prefetch(words, i));
+    }
+
+    /// The whole bit array as little-endian bytes: the words' own memory where the machine is
+    /// little-endian (no copy of a possibly huge array), a copy elsewhere.
+    pub fn le_bytes(&self) -> Cow<'_, [u8]> {
+        #[cfg(target_endian = "little")]
+        {
+            let words = self.words();
+            // SAFETY: the pointer and length cover exactly the words' initialised memory, u64
+            // has no padding, every byte is a valid u8, and the borrow keeps the words alive.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
+            Cow::Borrowed(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            Cow::Owned(self.read_bytes(0, self.bytes()))
+        }
+    }
+
+    /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.
+    /// The range must lie inside the layer.
+    pub fn read_bytes(&self, start: u64, len: u64) -> Vec<u8> {
+        let (start, end) = (start as usize, (start + len) as usize);
+        let words = self.words();
+        let mut out = Vec::with_capacity(end - start);
+        let (first, last) = (start / 8, end.div_ceil(8));
+        for (i, word) in words[first..last].iter().enumerate() {
+            let base = (first + i) * 8;
+            let bytes = word.to_le_bytes();
+            let lo = start.saturating_sub(base);
+            let hi = (end - base).min(8);
+            out.extend_from_slice(&bytes[lo..hi]);
+        }
+        out
+    }
+
+    /// Overwrites the bit array from byte `start` with `data` (little-endian words).
+    /// The range must lie inside the layer.
+    pub fn write_bytes(&mut self, start: u64, data: &[u8]) {
+        let start = start as usize;
+        let words = self.bits.as_raw_mut_slice();
+        let mut pos = start;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let (w, off) = (pos / 8, pos % 8);
+            let n = (8 - off).min(rest.len());
+            let mut bytes = words[w].to_le_bytes();
+            bytes[off..off + n].copy_from_slice(&rest[..n]);
+            words[w] = u64::from_le_bytes(bytes);
+            pos += n;
+            rest = &rest[n..];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bloom::guava;
+
+    #[test]
+    fn byte_views_round_trip_at_any_alignment() {
+        let mut layer = Layer::new(10, 0.01, 3, 4);
+        let data: Vec<u8> = (1..=19).collect();
+        layer.write_bytes(5, &data);
+        assert_eq!(layer.read_bytes(5, 19), data);
+        assert_eq!(layer.read_bytes(0, 5), vec![0; 5]);
+        assert_eq!(&*layer.le_bytes(), &layer.read_bytes(0, 32)[..]);
+        assert_eq!(layer.read_bytes(24, 8), vec![0; 8]);
+        // Little-endian words: byte 5 is bits 40..48 of word 0.
+        assert_eq!(layer.words()[0], 0x0302_0100_0000_0000);
+    }
+
+    #[test]
+    fn insert_if_absent_matches_test_then_insert() {
+        for k in [1, 7, 64, 65, 200] {
+            let mut one_pass = Layer::new(1000, 0.01, k, 40);
+            let mut two_pass = one_pass.clone();
+            for i in 0..3000u32 {
+                let h = guava::hash(&(i % 1700).to_le_bytes());
+                let expected = !two_pass.contains(h);
+                if expected {
+                    two_pass.insert(h);
+                }
+                assert_eq!(one_pass.insert_if_absent(h), expected, "k {k} item {i}");
+            }
+            assert_eq!(one_pass, two_pass);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! A filter's parameters without its bits, as persistence formats carry them, and the
+//! checks a persisted or received filter must pass before anything is allocated for it.
+
+use std::mem::size_of;
+
+use super::layer::{Layer, MAX_HASHES};
+use super::{redisbloom, Chain, Scheme};
+use crate::error::{bad_data, Error, Result};
+
+/// Largest accepted expansion factor.
+pub const MAX_EXPANSION: u32 = 32768;
+
+/// A layer's parameters without its bits: what persistence formats carry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayerMeta {
+    pub capacity: u64,
+    pub count: u64,
+    pub k: u32,
+    pub error: f64,
+    pub bit_size: u64,
+    /// Bits per entry as RedisBloom records it (0 for Guava-scheme layers).
+    pub bpe: f64,
+}
+
+/// A chain's parameters without its bits. `expansion == 0` means non-scaling.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainMeta {
+    pub scheme: Scheme,
+    pub error_rate: f64,
+    pub expansion: u32,
+    /// The growth factor the format records: `expansion` when scaling; RedisBloom records
+    /// one for non-scaling filters too (kept so its bytes round-trip).
+    pub growth: u32,
+    pub layers: Vec<LayerMeta>,
+}
+
+/// The bookkeeping bytes a chain and each of its layers count for, by scheme: our own
+/// structs, or the sizes RedisBloom reports for its own.
+fn overhead(scheme: Scheme) -> (u64, u64) {
+    match scheme {
+        Scheme::Guava => (size_of::<Chain>() as u64, size_of::<Layer>() as u64),
+        Scheme::RedisBloom => (redisbloom::CHAIN_BYTES, redisbloom::LINK_BYTES),
+    }
+}
+
+/// Memory a chain of `layers` layers with `data_bytes` bytes of bits takes: the figure
+/// `BF.INFO Size` and `MEMORY USAGE` report, and the one `bf.max-filter-bytes` limits.
+pub fn memory_for(scheme: Scheme, layers: u64, data_bytes: u64) -> u64 {
+    let (chain, layer) = overhead(scheme);
+    chain
+        .saturating_add(layers.saturating_mul(layer))
+        .saturating_add(data_bytes)
+}
+
+/// The most layers a filter within `limit` can have: each costs its bookkeeping plus at
+/// least one word. Decoders check a claimed layer count against it before reading on.
+pub fn max_layers(scheme: Scheme, limit: u64) -> u64 {
+    limit / (overhead(scheme).1 + 8)
+}
+
+/// `TooLarge` if `needed` bytes are over `limit`.
+pub(super) fn check_limit(needed: u64, limit: u64) -> Result<()> {
+    if needed > limit {
+        return Err(Error::TooLarge { needed, limit });
+    }
+    Ok(())
+}
+
+pub(super) fn valid_rate(p: f64) -> bool {
+    p > 0.0 && p < 1.0
+}
+
+impl ChainMeta {
+    /// Checks everything a persisted or received filter claims before a byte is allocated:
+    /// ranges, consistency between fields, and the total size against `limit`.
+    pub fn validate(&self, limit: u64) -> Result<()> {
+        // RedisBloom records no chain error rate (its codec infers one from the first
+        // link, which may be anything in (0, 1)); ours is the one new layers derive from.
+        if self.scheme == Scheme::Guava && !valid_rate(self.error_rate) {
+            return Err(bad_data("error rate out of range"));
+        }
+        if self.expansion > MAX_EXPANSION {
+            return Err(bad_data("expansion out of range"));
+        }
+        if self.layers.is_empty() {
+            return Err(bad_data("no layers"));
+        }
+        if self.expansion == 0 && self.layers.len() != 1 {
+            return Err(bad_data("non-scaling filter with more than one layer"));
+        }
+        if self.scheme == Scheme::RedisBloom && !(1..=MAX_EXPANSION).contains(&self.growth) {
+            return Err(bad_data("growth out of range"));
+        }
+        let mut data_bytes = 0u64;
+        for (i, layer) in self.layers.iter().enumerate() {
+            if layer.capacity == 0 {
+                return Err(bad_data(format!("layer {i}: zero capacity")));
+            }
+            if layer.count > layer.capacity {
+                return Err(bad_data(format!("layer {i}: count above capacity")));
+            }
+            if layer.k == 0 || layer.k > MAX_HASHES {
+                return Err(bad_data(format!("layer {i}: bad number of hashes")));
+            }
+            if !valid_rate(layer.error) {
+                return Err(bad_data(format!("layer {i}: error rate out of range")));
+            }
+            if layer.bit_size == 0 || layer.bit_size % 64 != 0 {
+                return Err(bad_data(format!(
+                    "layer {i}: bit size not a multiple of 64"
+                )));
+            }
+            let bpe_ok = match self.scheme {
+                Scheme::Guava => layer.bpe == 0.0,
+                Scheme::RedisBloom => layer.bpe.is_finite() && layer.bpe > 0.0,
+            };
+            if !bpe_ok {
+                return Err(bad_data(format!("layer {i}: bad bits per entry")));
+            }
+            data_bytes = data_bytes.saturating_add(layer.bit_size / 8);
+        }
+        let needed = memory_for(self.scheme, self.layers.len() as u64, data_bytes);
+        check_limit(needed, limit).map_err(|_| {
+            bad_data(format!(
+                "filter of {needed} bytes is over bf.max-filter-bytes ({limit})"
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_LIMIT: u64 = u64::MAX;
+
+    #[test]
+    fn validation_rejects_inconsistent_meta() {
+        let good = Chain::new(0.01, 100, 2, NO_LIMIT).unwrap().meta();
+        assert!(good.validate(NO_LIMIT).is_ok());
+        let cases: Vec<fn(&mut ChainMeta)> = vec![
+            |m| m.error_rate = 0.0,
+            |m| m.error_rate = f64::NAN,
+            |m| m.expansion = MAX_EXPANSION + 1,
+            |m| m.layers.clear(),
+            |m| {
+                m.expansion = 0;
+                m.layers.push(m.layers[0]);
+            },
+            |m| m.layers[0].capacity = 0,
+            |m| m.layers[0].count = m.layers[0].capacity + 1,
+            |m| m.layers[0].k = 0,
+            |m| m.layers[0].k = MAX_HASHES + 1,
+            |m| m.layers[0].error = f64::INFINITY,
+            |m| m.layers[0].bit_size = 65,
+            |m| m.layers[0].bit_size = 0,
+            |m| m.layers[0].bit_size = u64::MAX - 63,
+        ];
+        for (i, mutate) in cases.iter().enumerate() {
+            let mut m = good.clone();
+            mutate(&mut m);
+            assert!(m.validate(1 << 40).is_err(), "case {i} accepted");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Exact remainders by a divisor fixed per layer, without a division instruction.
+//!
+//! Lemire, Kaser and Kurz, "Faster Remainder by Direct Computation" (2019): with
+//! `M = ceil(2^128 / d)`, `a % d` is the high 64 bits of `(M * a mod 2^128) * d`, exactly, for
+//! every 64-bit `a` and `d`. Two multiplications instead of a 64-bit `div` (tens of cycles),
+//! which matters when every item costs k remainders.
+
+/// A divisor with its precomputed multiplier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Divisor {
+    d: u64,
+    m: u128,
+}
+
+impl Divisor {
+    /// `d` must not be 0.
+    pub fn new(d: u64) -> Divisor {
+        debug_assert!(d != 0);
+        // For d = 1 this wraps to M = 0, which gives the right remainder, 0.
+        let m = (u128::MAX / d.max(1) as u128).wrapping_add(1);
+        Divisor { d, m }
+    }
+
+    /// `a % d`.
+    #[inline(always)]
+    pub fn remainder(self, a: u64) -> u64 {
+        let low = self.m.wrapping_mul(a as u128);
+        let bottom = ((low as u64 as u128) * self.d as u128) >> 64;
+        let top = (low >> 64) * self.d as u128;
+        ((bottom + top) >> 64) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Divisor;
+    use crate::testkit::Rng;
+
+    #[test]
+    fn matches_the_remainder_operator() {
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next_u64();
+        let edges = [
+            0,
+            1,
+            2,
+            3,
+            63,
+            64,
+            65,
+            u32::MAX as u64,
+            i64::MAX as u64,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let mut divisors: Vec<u64> = vec![
+            1,
+            2,
+            3,
+            7,
+            15,
+            64,
+            225,
+            14977,
+            114039,
+            1 << 33,
+            (1 << 37) + 1,
+        ];
+        divisors.extend(edges.iter().copied().filter(|&d| d != 0));
+        divisors.extend(
+            (0..200)
+                .map(|_| next() >> (next() % 64))
+                .filter(|&d| d != 0),
+        );
+        for d in divisors {
+            let div = Divisor::new(d);
+            for &a in &edges {
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
+            }
+            for _ in 0..500 {
+                let a = next();
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
+            }
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Hints to the CPU and the kernel about how filter memory will be used.
+
+pub mod pages;
+pub mod prefetch;

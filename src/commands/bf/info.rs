@@ -1,0 +1,93 @@
+//! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
+
+use redis_module::{Context, ContextFlags};
+
+use rsbloom_core::bloom::Chain;
+use rsbloom_core::error::{Error, Result};
+
+use super::read_filter;
+use crate::commands::argv::Arg;
+use crate::commands::parse::keyword;
+use crate::commands::reply::{format_g, Reply};
+use crate::commands::{arity, open_read};
+
+/// BF.INFO's fields: the keyword that selects one, and RedisBloom's name for it.
+const FIELDS: [(&str, &str); 5] = [
+    ("CAPACITY", "Capacity"),
+    ("SIZE", "Size"),
+    ("FILTERS", "Number of filters"),
+    ("ITEMS", "Number of items inserted"),
+    ("EXPANSION", "Expansion rate"),
+];
+
+/// An integer reply of a count that may exceed what RESP integers hold: clamped.
+fn int_reply(n: u64) -> Reply {
+    Reply::Int(n.min(i64::MAX as u64) as i64)
+}
+
+fn field_value(chain: &Chain, keyword: &str) -> Reply {
+    match keyword {
+        "CAPACITY" => int_reply(chain.capacity()),
+        "SIZE" => int_reply(chain.memory_bytes()),
+        "FILTERS" => int_reply(chain.layers().len() as u64),
+        "ITEMS" => int_reply(chain.count()),
+        _ if chain.is_scaling() => int_reply(chain.expansion() as u64),
+        _ => Reply::Null,
+    }
+}
+
+/// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
+pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 2, 3, "bf.info")?;
+    let key = open_read(ctx, &argv[1]);
+    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let selected: Vec<_> = match argv.get(2) {
+        None => FIELDS.to_vec(),
+        Some(arg) => {
+            let wanted = keyword(arg);
+            let field = FIELDS
+                .iter()
+                .find(|(kw, _)| *kw == wanted)
+                .ok_or_else(|| Error::UnknownInfoField(arg.to_string_lossy()))?;
+            vec![*field]
+        }
+    };
+    let entries: Vec<_> = selected
+        .into_iter()
+        .map(|(kw, name)| (name, field_value(chain, kw)))
+        .collect();
+    // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
+    if entries.len() == 1 && !ctx.get_flags().contains(ContextFlags::FLAGS_RESP3) {
+        return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));
+    }
+    Ok(Reply::Map(entries))
+}
+
+/// BF.CARD key: items added; 0 for a missing key.
+pub fn card(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 2, 2, "bf.card")?;
+    let key = open_read(ctx, &argv[1]);
+    let count = read_filter(&key)?.map_or(0, Chain::count);
+    Ok(int_reply(count))
+}
+
+/// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.
+pub fn debug(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 2, 2, "bf.debug")?;
+    let key = open_read(ctx, &argv[1]);
+    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let mut lines = vec![Reply::Bulk(format!("size:{}", chain.count()).into_bytes())];
+    for layer in chain.layers() {
+        let line = format!(
+            "bytes:{} bits:{} hashes:{} hashwidth:64 capacity:{} size:{} ratio:{}",
+            layer.bytes(),
+            layer.bit_size(),
+            layer.k(),
+            layer.capacity(),
+            layer.count(),
+            format_g(layer.error())
+        );
+        lines.push(Reply::Bulk(line.into_bytes()));
+    }
+    Ok(Reply::Array(lines))
+}

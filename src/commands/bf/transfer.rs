@@ -1,0 +1,63 @@
+//! BF.IMPORT and BF.EXPORT: filters in and out as Guava's `BloomFilter.writeTo()` bytes.
+
+use redis_module::Context;
+
+use rsbloom_core::bloom::codec::writeto;
+use rsbloom_core::error::{Error, Result};
+
+use super::{options, read_filter, store_filter};
+use crate::commands::argv::Arg;
+use crate::commands::parse::{keyword, value_of};
+use crate::commands::reply::Reply;
+use crate::commands::{arity, notify, open_read, open_write};
+use crate::config;
+
+/// Only Guava's format exists so far; the keyword leaves room for others.
+fn format(arg: &Arg) -> Result<()> {
+    match keyword(arg).as_str() {
+        "GUAVA" => Ok(()),
+        _ => Err(Error::Unsupported(format!(
+            "unknown format '{}' (supported: GUAVA)",
+            arg.to_string_lossy()
+        ))),
+    }
+}
+
+/// BF.IMPORT key GUAVA data [CAPACITY n] [ERROR p]
+pub fn import(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 4, usize::MAX, "bf.import")?;
+    format(&argv[2])?;
+    let (mut capacity, mut error) = (None, None);
+    let mut i = 4;
+    while i < argv.len() {
+        match keyword(&argv[i]).as_str() {
+            "CAPACITY" => capacity = Some(options::capacity(value_of(argv, i, "CAPACITY")?)?),
+            "ERROR" => error = Some(options::error_rate(value_of(argv, i, "ERROR")?)?),
+            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
+        }
+        i += 2;
+    }
+    let key = open_write(ctx, &argv[1]);
+    if !key.is_empty() {
+        return Err(Error::ItemExists);
+    }
+    let chain = writeto::import(
+        argv[3].as_slice(),
+        capacity,
+        error,
+        config::max_filter_bytes(),
+    )?;
+    store_filter(&key, chain)?;
+    ctx.replicate_verbatim();
+    notify(ctx, c"bf.import", &argv[1]);
+    Ok(Reply::Ok)
+}
+
+/// BF.EXPORT key GUAVA
+pub fn export(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 3, 3, "bf.export")?;
+    format(&argv[2])?;
+    let key = open_read(ctx, &argv[1]);
+    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+    Ok(Reply::Bulk(writeto::export(chain)?))
+}

@@ -1,0 +1,267 @@
+//! The command table: every command's entry point, flags, arity, key spec, COMMAND DOCS
+//! and ACL category, family by family, and its registration with Redis (`CreateCommand`,
+//! then `SetCommandInfo` so ACL key permissions know which commands only read, then the ACL
+//! categories where the server has them).
+
+use std::ffi::{c_char, c_int, CStr};
+use std::ptr;
+
+use redis_module::{raw, Context};
+
+use super::bf;
+
+/// Every family's commands.
+pub static FAMILIES: &[&[Command]] = &[bf::COMMANDS];
+
+/// A command callback as Redis calls it.
+pub type CommandFn =
+    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
+
+/// How a command uses its key.
+#[derive(Clone, Copy)]
+pub enum Access {
+    /// Reads metadata only (CARD, INFO, DEBUG).
+    Read,
+    /// Reads and returns user data (EXISTS, MEXISTS, SCANDUMP).
+    ReadData,
+    /// Adds data (RESERVE, ADD, MADD, INSERT).
+    Insert,
+    /// Overwrites data (LOADCHUNK).
+    Update,
+}
+
+impl Access {
+    fn flags(self) -> u64 {
+        (match self {
+            Access::Read => raw::REDISMODULE_CMD_KEY_RO,
+            Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+            Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
+            Access::Update => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+        }) as u64
+    }
+}
+
+/// Argument types of COMMAND DOCS.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Key,
+    Text,
+    Integer,
+    Double,
+    /// A keyword standing alone (`NONSCALING`).
+    Flag,
+    /// A group of arguments (`ITEMS item [item ...]`).
+    Block,
+}
+
+/// One argument as COMMAND DOCS describes it. `token` is the keyword that introduces it, if
+/// any.
+pub struct ArgDoc {
+    pub name: &'static CStr,
+    pub kind: Kind,
+    pub token: Option<&'static CStr>,
+    pub optional: bool,
+    pub multiple: bool,
+    pub sub: &'static [ArgDoc],
+}
+
+/// A command: how Redis reaches it, what COMMAND DOCS says of it, and its ACL category.
+pub struct Command {
+    pub name: &'static CStr,
+    pub callback: CommandFn,
+    /// `CreateCommand` flags.
+    pub flags: &'static CStr,
+    pub summary: &'static CStr,
+    pub complexity: &'static CStr,
+    pub arity: c_int,
+    pub access: Access,
+    pub args: &'static [ArgDoc],
+    /// The module ACL category (`bloom` for BF, `cuckoo` for CF), on servers that have them.
+    pub acl: &'static CStr,
+}
+
+/// Every command of every family.
+pub fn commands() -> impl Iterator<Item = &'static Command> {
+    FAMILIES.iter().flat_map(|family| family.iter())
+}
+
+pub const fn arg(name: &'static CStr, kind: Kind) -> ArgDoc {
+    ArgDoc {
+        name,
+        kind,
+        token: None,
+        optional: false,
+        multiple: false,
+        sub: &[],
+    }
+}
+
+pub const fn option(name: &'static CStr, kind: Kind, token: &'static CStr) -> ArgDoc {
+    ArgDoc {
+        token: Some(token),
+        optional: true,
+        ..arg(name, kind)
+    }
+}
+
+pub const fn items(name: &'static CStr) -> ArgDoc {
+    ArgDoc {
+        multiple: true,
+        ..arg(name, Kind::Text)
+    }
+}
+
+pub const KEY: ArgDoc = arg(c"key", Kind::Key);
+pub const ITEM: ArgDoc = arg(c"item", Kind::Text);
+pub const ITERATOR: ArgDoc = arg(c"iterator", Kind::Integer);
+
+/// The version of the command-info structs this module was built against.
+static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
+    version: 1,
+    sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
+    sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
+    sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
+};
+
+fn opt_ptr(s: Option<&'static CStr>) -> *const c_char {
+    s.map_or(ptr::null(), CStr::as_ptr)
+}
+
+/// The argument array Redis expects, ending with a zeroed entry. Leaked: it is built once at
+/// load time and Redis may keep pointers into it.
+fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
+    let mut out: Vec<raw::RedisModuleCommandArg> = args
+        .iter()
+        .map(|a| raw::RedisModuleCommandArg {
+            name: a.name.as_ptr(),
+            type_: match a.kind {
+                Kind::Key => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+                Kind::Text => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
+                Kind::Integer => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_INTEGER,
+                Kind::Double => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_DOUBLE,
+                Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
+                Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+            },
+            key_spec_index: if matches!(a.kind, Kind::Key) { 0 } else { -1 },
+            token: opt_ptr(a.token),
+            summary: ptr::null(),
+            since: ptr::null(),
+            flags: ((a.optional as u32 * raw::REDISMODULE_CMD_ARG_OPTIONAL)
+                | (a.multiple as u32 * raw::REDISMODULE_CMD_ARG_MULTIPLE))
+                as c_int,
+            deprecated_since: ptr::null(),
+            subargs: if a.sub.is_empty() {
+                ptr::null_mut()
+            } else {
+                c_args(a.sub)
+            },
+            display_text: ptr::null(),
+        })
+        .collect();
+    // SAFETY: an all-zero RedisModuleCommandArg (null pointers, zero ints) is the terminator.
+    out.push(unsafe { std::mem::zeroed() });
+    Box::leak(out.into_boxed_slice()).as_mut_ptr()
+}
+
+/// One key spec: the key is argument 1, alone.
+fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
+    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the second one
+    // terminates the array.
+    let mut specs: Vec<raw::RedisModuleCommandKeySpec> = vec![unsafe { std::mem::zeroed() }; 2];
+    let spec = &mut specs[0];
+    spec.flags = access.flags();
+    spec.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+    spec.bs.index.pos = 1;
+    spec.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+    spec.fk.range.lastkey = 0;
+    spec.fk.range.keystep = 1;
+    spec.fk.range.limit = 0;
+    Box::leak(specs.into_boxed_slice()).as_mut_ptr()
+}
+
+/// Adds each command's ACL category (once each) and puts the command in it; a no-op on
+/// servers without module ACL categories (Redis 7.0), where `@read` / `@write` / `@fast`
+/// still come from the command flags.
+fn add_acl_categories(ctx: &Context) -> Result<(), String> {
+    let (Some(add_category), Some(get_command), Some(set_categories)) = (
+        unsafe { raw::RedisModule_AddACLCategory },
+        unsafe { raw::RedisModule_GetCommand },
+        unsafe { raw::RedisModule_SetCommandACLCategories },
+    ) else {
+        return Ok(());
+    };
+    let mut added: Vec<&CStr> = Vec::new();
+    for command in commands() {
+        let category = command.acl;
+        if !added.contains(&category) {
+            if unsafe { add_category(ctx.ctx, category.as_ptr()) } != raw::REDISMODULE_OK as c_int {
+                return Err(format!("Redis refused the ACL category {category:?}"));
+            }
+            added.push(category);
+        }
+        let handle = unsafe { get_command(ctx.ctx, command.name.as_ptr()) };
+        if handle.is_null()
+            || unsafe { set_categories(handle, category.as_ptr()) } != raw::REDISMODULE_OK as c_int
+        {
+            return Err(format!(
+                "could not put {:?} in the ACL category {category:?}",
+                command.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Creates every command, then publishes its metadata and ACL category. Called once from
+/// `init` (commands can only be created while the module loads).
+pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+    let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
+    for doc in commands() {
+        // The key is argument 1 (first = last = 1, step 1), for cluster routing and ACLs.
+        let status = unsafe {
+            create(
+                ctx.ctx,
+                doc.name.as_ptr(),
+                Some(doc.callback),
+                doc.flags.as_ptr(),
+                1,
+                1,
+                1,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(format!("could not create command {:?}", doc.name));
+        }
+    }
+    publish(ctx, since)
+}
+
+/// Publishes every command's metadata and ACL category.
+fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+    let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
+        raw::RedisModule_SetCommandInfo
+    }) else {
+        return Ok(()); // Before Redis 7.0 there is nothing to publish.
+    };
+    for doc in commands() {
+        let command = unsafe { get_command(ctx.ctx, doc.name.as_ptr()) };
+        if command.is_null() {
+            return Err(format!("command {:?} is not registered", doc.name));
+        }
+        let info = raw::RedisModuleCommandInfo {
+            version: &INFO_VERSION,
+            summary: doc.summary.as_ptr(),
+            complexity: doc.complexity.as_ptr(),
+            since: since.as_ptr(),
+            history: ptr::null_mut(),
+            tips: ptr::null(),
+            arity: doc.arity,
+            key_specs: c_key_specs(doc.access),
+            args: c_args(doc.args),
+        };
+        if unsafe { set_info(command, &info) } != raw::REDISMODULE_OK as c_int {
+            return Err(format!("Redis refused the command info of {:?}", doc.name));
+        }
+    }
+    add_acl_categories(ctx)
+}

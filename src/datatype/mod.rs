@@ -1,0 +1,211 @@
+//! The native data types and their callbacks: RDB save/load, AOF rewrite, memory usage,
+//! free, copy and digest. The callbacks are generic over [`ValueType`], so a new type is
+//! one impl of it plus one static and one row in `lib.rs`'s `data_types`. Each callback
+//! catches panics: one would abort the server.
+
+pub mod bloom;
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use redis_module::raw;
+use rsbloom_core::error::{bad_data, Error, Result};
+use rsbloom_core::fields::{FieldSink, FieldSource};
+
+use crate::config;
+
+/// What the module must know of a Redis data type to persist, measure and copy its values.
+pub trait ValueType: 'static {
+    /// What a key of this type holds.
+    type Value: Clone;
+    /// Nine characters, as Redis requires.
+    const NAME: &'static str;
+    /// Written with every RDB value; `rdb_load` gets the one the value was written with.
+    const ENCODING_VERSION: i32;
+    /// The command that the AOF rewrite emits as `CMD key iterator data`, once per chunk.
+    const LOADCHUNK: &'static CStr;
+
+    /// Reads a value written at `encver`, refusing anything over `limit` bytes before
+    /// allocating it.
+    fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Self::Value>;
+    fn save(value: &Self::Value, out: &mut dyn FieldSink);
+    /// Hands each `(iterator, data)` chunk of the value's dump, none over `max_chunk` bytes,
+    /// to `emit`, in the order `LOADCHUNK` must replay them.
+    fn chunks(value: &Self::Value, max_chunk: u64, emit: &mut dyn FnMut(i64, &[u8]));
+    /// The value's memory, as `MEMORY USAGE` reports it.
+    fn memory(value: &Self::Value) -> usize;
+    /// Hands the value's content to `add` as byte strings for `DEBUG DIGEST`.
+    fn digest(value: &Self::Value, add: &mut dyn FnMut(&[u8]));
+}
+
+/// The callback table of type `T`.
+pub const fn methods<T: ValueType>() -> raw::RedisModuleTypeMethods {
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load::<T>),
+        rdb_save: Some(rdb_save::<T>),
+        aof_rewrite: Some(aof_rewrite::<T>),
+        mem_usage: Some(mem_usage::<T>),
+        digest: Some(digest::<T>),
+        free: Some(free::<T>),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: None,
+        unlink: None,
+        copy: Some(copy::<T>),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    }
+}
+
+/// Logs through the IO's context (the server log) at warning level.
+fn log_io(io: *mut raw::RedisModuleIO, message: &str) {
+    let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    let level = c"warning";
+    if let Some(log) = unsafe { raw::RedisModule_LogIOError } {
+        unsafe { log(io, level.as_ptr(), c"%s".as_ptr(), text.as_ptr()) };
+    }
+}
+
+/// The RDB stream as a [`FieldSink`].
+struct IoSink(*mut raw::RedisModuleIO);
+
+impl FieldSink for IoSink {
+    fn put_u64(&mut self, value: u64) {
+        raw::save_unsigned(self.0, value);
+    }
+    fn put_f64(&mut self, value: f64) {
+        raw::save_double(self.0, value);
+    }
+    fn put_bytes(&mut self, bytes: &[u8]) {
+        raw::save_slice(self.0, bytes);
+    }
+}
+
+/// The RDB stream as a [`FieldSource`]; a short read (with `HANDLE_IO_ERRORS`) is an error.
+struct IoSource(*mut raw::RedisModuleIO);
+
+fn short_read<E>(_: E) -> Error {
+    bad_data("short read")
+}
+
+impl FieldSource for IoSource {
+    fn get_u64(&mut self) -> Result<u64> {
+        raw::load_unsigned(self.0).map_err(short_read)
+    }
+    fn get_f64(&mut self) -> Result<f64> {
+        raw::load_double(self.0).map_err(short_read)
+    }
+    fn with_bytes(&mut self, use_bytes: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let buffer = raw::load_string_buffer(self.0).map_err(short_read)?;
+        use_bytes(buffer.as_ref())
+    }
+}
+
+/// The value behind a callback's pointer.
+///
+/// # Safety
+/// `value` must be a pointer this module handed to Redis for type `T` (from `rdb_load`,
+/// `copy` or a command's `set_value`), still alive.
+unsafe fn value_of<'a, T: ValueType>(value: *const c_void) -> &'a T::Value {
+    &*value.cast::<T::Value>()
+}
+
+extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    let loaded = catch_unwind(AssertUnwindSafe(|| {
+        T::load(&mut IoSource(io), encver, config::max_filter_bytes())
+    }));
+    match loaded {
+        Ok(Ok(value)) => Box::into_raw(Box::new(value)).cast(),
+        Ok(Err(e)) => {
+            log_io(io, &format!("bf: refusing to load a filter: {e}"));
+            ptr::null_mut()
+        }
+        Err(_) => {
+            log_io(io, "bf: panic while loading a filter; refused");
+            ptr::null_mut()
+        }
+    }
+}
+
+extern "C" fn rdb_save<T: ValueType>(io: *mut raw::RedisModuleIO, value: *mut c_void) {
+    let value = unsafe { value_of::<T>(value) };
+    if catch_unwind(AssertUnwindSafe(|| T::save(value, &mut IoSink(io)))).is_err() {
+        log_io(io, "bf: panic while saving a filter");
+    }
+}
+
+/// Rewrites a value as its SCANDUMP sequence of `LOADCHUNK` commands, each chunk at most
+/// `bf.chunk-bytes`, so a replay never meets `proto-max-bulk-len`.
+extern "C" fn aof_rewrite<T: ValueType>(
+    io: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    let value = unsafe { value_of::<T>(value) };
+    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
+        return;
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        T::chunks(value, config::chunk_bytes(), &mut |iter, data| {
+            // "slb": the key, the iterator as a long long, the data as pointer + length.
+            unsafe {
+                emit(
+                    io,
+                    T::LOADCHUNK.as_ptr(),
+                    c"slb".as_ptr(),
+                    key,
+                    iter as std::ffi::c_longlong,
+                    data.as_ptr().cast::<c_char>(),
+                    data.len(),
+                );
+            }
+        });
+    }));
+    if result.is_err() {
+        log_io(io, "bf: panic while rewriting a filter to the AOF");
+    }
+}
+
+extern "C" fn mem_usage<T: ValueType>(value: *const c_void) -> usize {
+    T::memory(unsafe { value_of::<T>(value) })
+}
+
+extern "C" fn digest<T: ValueType>(md: *mut raw::RedisModuleDigest, value: *mut c_void) {
+    let value = unsafe { value_of::<T>(value) };
+    let (Some(add), Some(end)) = (unsafe { raw::RedisModule_DigestAddStringBuffer }, unsafe {
+        raw::RedisModule_DigestEndSequence
+    }) else {
+        return;
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        T::digest(value, &mut |bytes| unsafe {
+            add(md, bytes.as_ptr().cast(), bytes.len())
+        });
+        unsafe { end(md) };
+    }));
+}
+
+extern "C" fn free<T: ValueType>(value: *mut c_void) {
+    if !value.is_null() {
+        drop(unsafe { Box::from_raw(value.cast::<T::Value>()) });
+    }
+}
+
+extern "C" fn copy<T: ValueType>(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    let value = unsafe { value_of::<T>(value) };
+    match catch_unwind(AssertUnwindSafe(|| value.clone())) {
+        Ok(copy) => Box::into_raw(Box::new(copy)).cast(),
+        Err(_) => ptr::null_mut(),
+    }
+}
