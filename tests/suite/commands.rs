@@ -1,6 +1,6 @@
 //! Normal use of every command, with RESP2 reply types and exact values.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::{Added, Chain};
 use common::*;

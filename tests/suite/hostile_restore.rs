@@ -9,7 +9,7 @@
 //! scratch (with the helpers of `common::rdb`); only the module id and the RDB version are
 //! taken from a real `DUMP`.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::hostile::{expect_add_answers, odd_nan, Guard, Rng, BAD_RATES};
 use common::model;

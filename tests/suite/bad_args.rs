@@ -1,8 +1,8 @@
 //! Odd arguments to every command, as a table: empty strings, non-UTF-8 bytes, 1 MiB items,
 //! numbers that are negative, fractional, huge, NaN or infinite, missing, repeated,
-//! lower-case and unknown options. Each row names SPEC's error text or the right answer.
+//! lower-case and unknown options. Each row names the module's error text or the right answer.
 //!
-//! Where SPEC is silent, the row says which behaviour is asserted and why (`SPEC silent:`).
+//! Where nothing specifies the behaviour, the row says which is asserted and why (`Unspecified:`).
 //! The rules used for those rows:
 //! - A number that parses but is out of range is a range error; "1e400" and "inf" parse as
 //!   +infinity (as `strtod`, which RedisBloom uses, reads them), so for an error rate they are
@@ -11,11 +11,11 @@
 //!   RedisBloom's `StringToLongLong` refuses them.
 //! - An unknown option is echoed as it was sent (not upper-cased), lossily for non-UTF-8.
 //! - An option takes the next argument as its value, whatever it is.
-//! - A repeated option: the last one wins (SPEC says so for EXPANSION; the same for the others).
+//! - A repeated option: the last one wins (the rule for EXPANSION; the same for the others).
 //! - Option values are checked even when the key exists and they would not be used.
 //! - The argument count is checked first, then the iterator, then the key.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::hostile::key_exists;
 use common::model::{self, Added};
@@ -328,7 +328,7 @@ fn non_utf8_bytes() {
             err(BAD_ITER),
             "binary iterator",
         ),
-        // SPEC silent: a non-UTF-8 option or field is echoed lossily.
+        // Unspecified: a non-UTF-8 option or field is echoed lossily.
         (
             args!["BF.RESERVE", "k", "0.01", "100", b"\xff"],
             W::ErrPrefix("ERR unknown option '".into()),
@@ -502,7 +502,7 @@ fn odd_numbers() {
             "EXPANSION",
         ));
     }
-    // Iterators. SPEC silent on SCANDUMP with a negative iterator: "ERR bad iterator"
+    // Iterators. Unspecified: SCANDUMP with a negative iterator: "ERR bad iterator"
     // (there is no such position), as LOADCHUNK.
     let iters = [
         "-1",
@@ -617,13 +617,13 @@ fn missing_repeated_and_cased_options() {
             err("ERR EXPANSION needs a value"),
             "no value",
         ),
-        // SPEC silent: an option takes the next argument as its value, even "ITEMS".
+        // Unspecified: an option takes the next argument as its value, even "ITEMS".
         (
             args!["BF.INSERT", "k", "CAPACITY", "ITEMS", "a"],
             err(BAD_CAP),
             "ITEMS as the capacity",
         ),
-        // SPEC silent: ITEMS with no item, or no ITEMS at all, is a wrong argument count.
+        // Unspecified: ITEMS with no item, or no ITEMS at all, is a wrong argument count.
         (
             args!["BF.INSERT", "k", "ITEMS"],
             err(INSERT_ARITY),
@@ -822,7 +822,7 @@ fn missing_repeated_and_cased_options() {
             err("ERR not found"),
             "NOCREATE twice",
         ),
-        // SPEC silent: option values are checked even when the filter exists.
+        // Unspecified: option values are checked even when the filter exists.
         (
             args!["BF.INSERT", "f", "CAPACITY", "0", "ITEMS", "a"],
             err(CAP_RANGE),
@@ -936,7 +936,7 @@ fn unknown_options_and_fields() {
             unknown("FOO"),
             "unknown",
         ),
-        // SPEC silent on the case of the echo: as sent.
+        // Unspecified: the case of the echo, as sent.
         (
             args!["BF.RESERVE", "k", "0.01", "100", "foo"],
             unknown("foo"),

@@ -3,7 +3,7 @@
 //! bits, with duplicates inside one call, across a layer boundary, and for lookups that stop
 //! early in one layer and go on to the next.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::*;
 use redis::{Connection, Value};

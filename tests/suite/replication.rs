@@ -1,6 +1,6 @@
 //! Writes reach replicas, both as a stream of commands and through the full sync (RDB).
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::*;
 use redis::{Connection, Value};

@@ -2,7 +2,7 @@
 //! rewrite (BF.LOADCHUNK commands) and replay, DUMP/RESTORE, SCANDUMP/LOADCHUNK, COPY.
 //! After each, BF.DEBUG, BF.INFO, the digest and the answers are the same as before.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::*;
 use redis::{Connection, Value};

@@ -2,8 +2,7 @@
 //! (tests/vectors/redisbloom): MurmurHash64A, its SCANDUMP header and chunks, and every
 //! configuration rebuilt from its items, bit for bit. No server involved.
 
-#[path = "common/files.rs"]
-mod files;
+use rsbloom_test_support::files;
 
 use files::{unhex, REDISBLOOM_CONFIGS as CONFIGS};
 use rsbloom::codec::chunks::{self, Load};

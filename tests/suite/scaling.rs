@@ -1,6 +1,7 @@
-//! Scaling filters grow by layers as SPEC.md says; non-scaling ones refuse items when full.
+//! Scaling filters grow by layers (each new one `expansion` times the capacity at half the
+//! error rate); non-scaling ones refuse items when full.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::{Added, Chain};
 use common::*;

@@ -1,6 +1,6 @@
-//! Every row of SPEC.md's error table, with the exact texts.
+//! Every row of the module's error table (see "Errors" in the README), with the exact texts.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::Chain;
 use common::*;

@@ -2,7 +2,7 @@
 //! a scaling filter stops growing at it, `maxmemory` denies every write command while reads
 //! go on, and a big new filter is allocated lazily (zeroed pages are not written).
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::hostile::{config_set, expect_too_large, key_exists, parse_too_large};
 use common::model::{self, Added};

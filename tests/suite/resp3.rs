@@ -1,6 +1,6 @@
 //! Reply types under RESP3: booleans for ADD/EXISTS and their arrays, maps for INFO.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::Chain;
 use common::*;

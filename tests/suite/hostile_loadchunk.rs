@@ -1,5 +1,5 @@
 //! Hostile `BF.LOADCHUNK` input: garbage and crafted headers, chunks that do not fit, bad
-//! iterators. Every refusal is one of SPEC's error texts, nothing is created or changed by a
+//! iterators. Every refusal is one of the module's error texts, nothing is created or changed by a
 //! refused call, and the server keeps answering with its other keys intact.
 //!
 //! The header (what `BF.SCANDUMP key 0` returns) is `b"RSBF"`, a version byte (1), then
@@ -7,7 +7,7 @@
 //! bit_size`, each 8 bytes little-endian (u64, or f64 for the rates). Data chunks are sent
 //! with the iterator SCANDUMP returned after them: `1 + offset + len`.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::hostile::{key_exists, Guard, Rng};
 use common::model;
@@ -520,8 +520,8 @@ fn add_past_a_full_layer_of_capacity_u64_max_is_refused_by_the_limit() {
 
 #[test]
 fn counts_beyond_i64_are_never_reported_negative() {
-    // A loaded header may claim u64::MAX items, which no integer reply can carry. SPEC is
-    // silent; BF.INFO clamps to i64::MAX, and whatever CARD answers must at least not be
+    // A loaded header may claim u64::MAX items, which no integer reply can carry. Nothing
+    // specifies it; BF.INFO clamps to i64::MAX, and whatever CARD answers must at least not be
     // negative (a negative cardinality is nonsense to every client).
     let mut b = Bench::new();
     let h = full_u64_max_layer();
@@ -541,7 +541,7 @@ fn counts_beyond_i64_are_never_reported_negative() {
 
 #[test]
 fn a_total_count_is_never_smaller_than_one_of_its_layers() {
-    // Two full layers of 2^63 items each: their sum does not fit a u64. SPEC is silent on
+    // Two full layers of 2^63 items each: their sum does not fit a u64. Nothing specifies
     // how it is shown; whatever BF.DEBUG, BF.CARD and BF.INFO answer must not be less than
     // one layer's count (clamped to i64::MAX for the integer replies), i.e. must not wrap.
     let mut b = Bench::new();
@@ -622,7 +622,7 @@ fn chunks_before_the_header_and_headers_on_existing_keys() {
     }
     b.guard.check(&mut b.con, "chunks before the header");
     // A header on an existing filter, and on an existing key of another type: the key
-    // exists, so nothing is created over it (SPEC: "ERR item exists").
+    // exists, so nothing is created over it (the error for that: "ERR item exists").
     let header = two_layers().bytes();
     let guard_key = b.guard.filter_key.clone();
     let string_key = b.guard.string_key.clone();
@@ -722,7 +722,7 @@ fn chunks_that_do_not_fit_are_refused() {
         assert_eq!(bf_debug(&mut b.con, KEY), debug, "{what}: filter changed");
         b.guard.check(&mut b.con, what);
     }
-    // An empty chunk: SPEC says nothing; it writes nothing, so either OK or a bad-data
+    // An empty chunk: nothing specifies it; it writes nothing, so either OK or a bad-data
     // error is acceptable, and the filter must stay as it was.
     let v = b.load(KEY, b"10", b"");
     if v != Value::Okay {
@@ -788,7 +788,7 @@ fn bad_iterators_are_refused() {
     b.guard.check_deep(&mut b.con, "bad iterators");
 }
 
-/// SPEC names two texts that fit a header over the limit: the size-limit error ("filter
+/// The error table has two texts that fit a header over the limit: the size-limit error ("filter
 /// would exceed the size limit (create...)") and "received bad data" (LOADCHUNK data that
 /// does not fit). Either is accepted here; nothing else is.
 fn expect_over_limit(v: &Value, what: &str) {

@@ -2,7 +2,7 @@
 //! COMMAND GETKEYS, and a user whose key permissions depend on those key specs
 //! (`%R~pattern` grants reads only, which works only if reads declare read-only key specs).
 
-mod common;
+use rsbloom_test_support as common;
 
 use std::collections::BTreeSet;
 

@@ -9,7 +9,7 @@
 //! and every byte it wrote (DUMP, SCANDUMP, the AOF rewrite) must be the same. The tests
 //! collect every mismatch, named by configuration and load path, before failing.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::redisbloom::{self, bytes_diff, short, Config, Report};
 use common::*;

@@ -1,6 +1,6 @@
 //! Module configuration: defaults, CONFIG SET/GET, load arguments (new and legacy), bad values.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::Chain;
 use common::*;

@@ -4,7 +4,7 @@
 //! exactly the same state even when the replica's own configuration differs; and (in
 //! `make test-slow` only) a full resync carries a filter of more than 200 MB.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::faults::{attach_replica, info_int, wait_until};
 use common::*;

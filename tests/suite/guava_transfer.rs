@@ -2,7 +2,7 @@
 //! exactly as Guava did, export gives back the very bytes Guava wrote, and a filter built by
 //! the module with Guava's sizing exports byte-identical to Guava's.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::vectors;
 use common::*;

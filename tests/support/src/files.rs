@@ -1,6 +1,6 @@
 //! Reading the ground truth under `tests/vectors/` (see the README of each set): a file as
-//! text or bytes, and hex to bytes. Part of `common`, and included on its own (through
-//! `#[path = "common/files.rs"]`) by the `core_*` tests, which start no server.
+//! text or bytes, and hex to bytes. Also used on its own by the `core_*` tests, which start
+//! no server.
 
 #![allow(dead_code)]
 
@@ -35,9 +35,7 @@ pub const REDISBLOOM_CONFIGS: [&str; 9] = [
 
 /// The folder of one set of vectors: `tests/vectors/<set>` (`guava`, `redisbloom`).
 pub fn dir(set: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/vectors")
-        .join(set)
+    super::workspace_root().join("tests/vectors").join(set)
 }
 
 /// A file of a set as bytes.

@@ -7,7 +7,12 @@
 //! formatting and a reference Bloom chain used as the oracle for exact expectations).
 //! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
 //! attached by hand, helper programs run with a time limit), `redisbloom` (the RedisBloom
-//! v2.8 ground truth) and `rdb` (DUMP payloads and module values built and read byte by byte).
+//! v2.8 ground truth), `redisbloom_model` (a model of RedisBloom's `MBbloom--` type: its
+//! encodings, its loader's rules and its chain) and `rdb` (DUMP payloads and module values
+//! built and read byte by byte).
+//!
+//! This is the crate `rsbloom-test-support` (`tests/support/`), a dev-dependency of the root
+//! crate (whose integration tests are the one test binary `tests/suite/`) and of `cli/`.
 
 #![allow(dead_code)]
 
@@ -18,6 +23,7 @@ pub mod hostile;
 pub mod model;
 pub mod rdb;
 pub mod redisbloom;
+pub mod redisbloom_model;
 pub mod reply;
 pub mod vectors;
 
@@ -37,11 +43,21 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How many times a start is retried when the chosen port was taken in the meantime.
 const PORT_RETRIES: usize = 8;
 
-/// The module file under test: `$RSBLOOM_MODULE`, else the crate's release build.
+/// The root of the workspace (the repository): this crate lives in `tests/support/`.
+pub fn workspace_root() -> PathBuf {
+    let support = Path::new(env!("CARGO_MANIFEST_DIR"));
+    support
+        .ancestors()
+        .nth(2)
+        .unwrap_or_else(|| panic!("{} has no grandparent", support.display()))
+        .to_path_buf()
+}
+
+/// The module file under test: `$RSBLOOM_MODULE`, else the workspace's release build.
 pub fn module_path() -> PathBuf {
     let path = match std::env::var_os("RSBLOOM_MODULE") {
         Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/librsbloom.so"),
+        None => workspace_root().join("target/release/librsbloom.so"),
     };
     if !path.is_file() {
         panic!(
@@ -59,6 +75,8 @@ pub struct TempDir {
 }
 
 impl TempDir {
+    // Each call makes a new directory on disk: not a default value.
+    #[allow(clippy::new_without_default)]
     pub fn new() -> TempDir {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let nanos = SystemTime::now()

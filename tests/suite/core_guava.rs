@@ -1,8 +1,7 @@
 //! The pure core against ground truth from the real Guava 31.1 (tests/vectors/guava): sizing,
 //! MurmurHash3 and whole filters, bit for bit. No server involved.
 
-#[path = "common/files.rs"]
-mod files;
+use rsbloom_test_support::files;
 
 use files::{unhex, GUAVA_CONFIGS};
 use rsbloom::filter::{ItemHash, Layer, Sizing};

@@ -5,7 +5,7 @@
 //! the command stream and through a full sync. And the reverse: a primary at the default
 //! format creates RSbloom-- filters, also on a replica set to `redisbloom`.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::faults::attach_replica;
 use common::hostile::config_set;

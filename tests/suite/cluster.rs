@@ -5,10 +5,10 @@
 //! master leave the promoted replica answering identically for every acknowledged write; the
 //! README's sharded-filter recipe (`examples/sharded_filter.rs`) spreads over every master.
 
-mod common;
+use rsbloom_test_support as common;
 
 #[allow(dead_code)]
-#[path = "../examples/sharded_filter.rs"]
+#[path = "../../examples/sharded_filter.rs"]
 mod sharded_filter;
 
 use common::cluster::{key_slot, Cluster, NodeView, READY_TIMEOUT};

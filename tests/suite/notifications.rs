@@ -6,7 +6,7 @@
 //! whose event is known, and it must be the very next message. Every read has a timeout,
 //! so a missing event fails the test instead of hanging it.
 
-mod common;
+use rsbloom_test_support as common;
 
 use std::time::Duration;
 

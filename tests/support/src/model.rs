@@ -1,4 +1,4 @@
-//! The test oracle: SPEC.md's sizing formulas, C's `%g`, and a small reference Bloom chain
+//! The test oracle: the sizing formulas (Guava's), C's `%g`, and a small reference Bloom chain
 //! (Guava hashing, RedisBloom scaling) used to predict exact answers, counts and layers.
 //! The oracle is itself checked against the Guava vectors in `guava_parity.rs`.
 

@@ -9,7 +9,7 @@
 //! - RDB: a BGSAVE during the writes; everything acknowledged before BGSAVE was sent must be
 //!   in the snapshot.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::faults::{info_int, kill9, server_pid, wait_port_closed, wait_until};
 use common::*;

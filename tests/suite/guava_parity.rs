@@ -3,7 +3,7 @@
 //! The first two tests check the test oracle (`common::model`) against the vectors without a
 //! server; the others check the module.
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::files::GUAVA_CONFIGS;
 use common::model::{self, Added, Chain, Layer};
@@ -68,7 +68,7 @@ fn oracle_filters_match_guava() {
 }
 
 /// Reserve a non-scaling filter whose sizing gives exactly the configuration's words and k,
-/// with a capacity for all its items when one exists (SPEC.md, "Hashing and sizing"), and
+/// with a capacity for all its items when one exists (a layer is sized as Guava sizes it), and
 /// insert the items. With room for all: every answer and every bit is Guava's. Without (k too
 /// big for that many items in so few bits): the largest such capacity, filled until full;
 /// then answers and bits are the oracle's for the items that fit (the oracle is checked
@@ -156,8 +156,8 @@ fn check_config(c: &mut redis::Connection, config: &str) {
     );
 }
 
-/// Guava's words as little-endian bytes: the layout of the module's layer data (SPEC.md:
-/// bit i is bit i % 64 of word i / 64; SCANDUMP iterators are byte offsets into the layers).
+/// Guava's words as little-endian bytes: the layout of the module's layer data (bit i is
+/// bit i % 64 of word i / 64; SCANDUMP iterators are byte offsets into the layers).
 fn guava_le_bytes(config: &str) -> Vec<u8> {
     guava_words(config)
         .1

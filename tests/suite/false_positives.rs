@@ -1,7 +1,7 @@
 //! Observed false-positive rates at scale, and no false negatives. Rates are printed (run
 //! with `--nocapture` to see them).
 
-mod common;
+use rsbloom_test_support as common;
 
 use common::model::Chain;
 use common::*;
