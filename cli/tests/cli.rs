@@ -1,33 +1,20 @@
 //! End-to-end tests of `rsbloom-cli` against real servers with the freshly built module
-//! (the root crate's test fixture; the module is `target/release/librsbloom.so`).
+//! (the root crate's test fixture, `tests/support/`; the module is
+//! `target/release/librsbloom.so` of the workspace).
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+use rsbloom_test_support as common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Once;
 
 use common::files::unhex;
 use common::{as_int, bf_debug, digest_value, raw, Server, TempDir};
 use redis::Connection;
 
-/// A server with the module. The fixture looks for the module under the package dir, which
-/// for this package is `cli/`: point it at the workspace's build unless told otherwise.
+/// A server with the module.
 fn server() -> Server {
-    find_module();
     Server::start()
-}
-
-fn find_module() {
-    static SET: Once = Once::new();
-    SET.call_once(|| {
-        if std::env::var_os("RSBLOOM_MODULE").is_none() {
-            let so = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/librsbloom.so");
-            std::env::set_var("RSBLOOM_MODULE", so);
-        }
-    });
 }
 
 fn vectors() -> PathBuf {
@@ -468,7 +455,6 @@ fn export_guava_refuses_what_guava_cannot_hold() {
 
 #[test]
 fn dump_restore_and_copy_in_a_cluster() {
-    find_module();
     let cluster = common::cluster::Cluster::start();
     let port = cluster.live_ports()[0];
     let url = format!("redis://127.0.0.1:{port}");

@@ -1,0 +1,377 @@
+//! Command metadata and ACLs: COMMAND INFO (arity, flags, key specs), COMMAND DOCS,
+//! COMMAND GETKEYS, and a user whose key permissions depend on those key specs
+//! (`%R~pattern` grants reads only, which works only if reads declare read-only key specs).
+
+use rsbloom_test_support as common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use redis::{Connection, Value};
+
+/// (command, arity, is a write, is fast, key spec flags)
+const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
+    ("bf.reserve", -4, true, false, &["RW", "insert"]),
+    ("bf.add", 3, true, false, &["RW", "insert"]),
+    ("bf.madd", -3, true, false, &["RW", "insert"]),
+    ("bf.insert", -4, true, false, &["RW", "insert"]),
+    ("bf.loadchunk", 4, true, false, &["RW", "update"]),
+    ("bf.exists", 3, false, true, &["RO", "access"]),
+    ("bf.mexists", -3, false, true, &["RO", "access"]),
+    ("bf.scandump", 3, false, false, &["RO", "access"]),
+    ("bf.card", 2, false, true, &["RO"]),
+    ("bf.info", -2, false, true, &["RO"]),
+    ("bf.debug", 2, false, false, &["RO"]),
+    ("bf.import", -4, true, false, &["RW", "insert"]),
+    ("bf.export", 3, false, false, &["RO", "access"]),
+];
+
+/// The text of a simple or bulk string.
+fn text(v: &Value) -> String {
+    match v {
+        Value::SimpleString(s) => s.clone(),
+        Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Okay => "OK".into(),
+        other => panic!("expected a string, got {other:?}"),
+    }
+}
+
+fn array(v: &Value) -> &[Value] {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        other => panic!("expected an array, got {other:?}"),
+    }
+}
+
+/// A RESP2 flat `name, value, ...` array as pairs.
+fn pairs(v: &Value) -> Vec<(String, Value)> {
+    let a = array(v);
+    assert_eq!(a.len() % 2, 0, "odd name/value array: {a:?}");
+    a.chunks(2).map(|p| (text(&p[0]), p[1].clone())).collect()
+}
+
+fn field(v: &Value, name: &str) -> Value {
+    pairs(v)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no {name:?} in {v:?}"))
+        .1
+}
+
+fn strings(v: &Value) -> BTreeSet<String> {
+    array(v).iter().map(text).collect()
+}
+
+fn set_of(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn command_info_declares_arity_flags_and_key_specs() {
+    let s = Server::start();
+    let mut c = s.conn();
+    for (name, arity, write, fast, key_flags) in COMMANDS {
+        let reply = raw(&mut c, &["COMMAND", "INFO", name]);
+        let entry = &array(&reply)[0];
+        let info = array(entry);
+        assert!(info.len() >= 10, "{name}: COMMAND INFO entry {info:?}");
+        assert_eq!(text(&info[0]), name);
+        assert_eq!(info[1], Value::Int(arity), "{name}: arity");
+        let mut want = if write {
+            set_of(&["write", "denyoom", "module"])
+        } else {
+            set_of(&["readonly", "module"])
+        };
+        if fast {
+            want.insert("fast".into());
+        }
+        assert_eq!(strings(&info[2]), want, "{name}: flags");
+        assert_eq!(
+            (&info[3], &info[4], &info[5]),
+            (&Value::Int(1), &Value::Int(1), &Value::Int(1)),
+            "{name}: first/last/step"
+        );
+        let specs = array(&info[8]);
+        assert_eq!(specs.len(), 1, "{name}: key specs {specs:?}");
+        let spec = &specs[0];
+        assert_eq!(
+            strings(&field(spec, "flags")),
+            set_of(key_flags),
+            "{name}: key spec flags"
+        );
+        let begin = field(spec, "begin_search");
+        assert_eq!(
+            text(&field(&begin, "type")),
+            "index",
+            "{name}: begin_search"
+        );
+        assert_eq!(
+            field(&field(&begin, "spec"), "index"),
+            Value::Int(1),
+            "{name}"
+        );
+        let find = field(spec, "find_keys");
+        assert_eq!(text(&field(&find, "type")), "range", "{name}: find_keys");
+        let range = field(&find, "spec");
+        assert_eq!(field(&range, "lastkey"), Value::Int(0), "{name}: lastkey");
+        assert_eq!(field(&range, "keystep"), Value::Int(1), "{name}: keystep");
+        assert_eq!(field(&range, "limit"), Value::Int(0), "{name}: limit");
+    }
+    // Exactly these commands belong to the module.
+    let listed = strings(&raw(
+        &mut c,
+        &["COMMAND", "LIST", "FILTERBY", "MODULE", "bf"],
+    ));
+    let want: BTreeSet<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
+    assert_eq!(listed, want, "COMMAND LIST FILTERBY MODULE bf");
+}
+
+#[test]
+fn wrong_argument_counts_get_the_arity_error() {
+    // With the arity declared, Redis itself refuses a wrong count, with the same text.
+    let s = Server::start();
+    let mut c = s.conn();
+    for (name, arity, _, _, _) in COMMANDS {
+        let n = arity.unsigned_abs() as usize;
+        let mut args: Vec<String> = vec![name.to_uppercase()];
+        args.extend((1..n - 1).map(|i| format!("a{i}")));
+        expect_err(
+            &mut c,
+            &args,
+            &format!("ERR wrong number of arguments for '{name}' command"),
+        );
+        if arity > 0 {
+            let mut more: Vec<String> = vec![name.to_string()];
+            more.extend((1..=n).map(|i| format!("a{i}")));
+            expect_err(
+                &mut c,
+                &more,
+                &format!("ERR wrong number of arguments for '{name}' command"),
+            );
+        }
+    }
+}
+
+#[test]
+fn command_docs_describe_every_command() {
+    let s = Server::start();
+    let mut c = s.conn();
+    for (name, ..) in COMMANDS {
+        let reply = raw(&mut c, &["COMMAND", "DOCS", name]);
+        let docs = pairs(&reply);
+        assert_eq!(docs.len(), 1, "{name}: COMMAND DOCS {reply:?}");
+        assert_eq!(docs[0].0, name);
+        let doc = &docs[0].1;
+        for key in ["summary", "since", "complexity"] {
+            let value = text(&field(doc, key));
+            assert!(!value.trim().is_empty(), "{name}: empty {key}");
+        }
+        assert_eq!(text(&field(doc, "group")), "module", "{name}: group");
+        assert_eq!(text(&field(doc, "module")), "bf", "{name}: module");
+        let arguments = field(doc, "arguments");
+        let arguments = array(&arguments);
+        assert!(!arguments.is_empty(), "{name}: no arguments");
+        let first = &arguments[0];
+        assert_eq!(text(&field(first, "name")), "key", "{name}: first argument");
+        assert_eq!(
+            text(&field(first, "type")),
+            "key",
+            "{name}: first argument type"
+        );
+        assert_eq!(
+            field(first, "key_spec_index"),
+            Value::Int(0),
+            "{name}: key spec index"
+        );
+    }
+}
+
+#[test]
+fn command_getkeys_finds_the_key() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let cases: [&[&str]; 13] = [
+        &["BF.RESERVE", "k", "0.01", "100", "NONSCALING"],
+        &["BF.ADD", "k", "x"],
+        &["BF.MADD", "k", "x", "y"],
+        &["BF.INSERT", "k", "CAPACITY", "10", "ITEMS", "x"],
+        &["BF.EXISTS", "k", "x"],
+        &["BF.MEXISTS", "k", "x", "y"],
+        &["BF.CARD", "k"],
+        &["BF.INFO", "k", "SIZE"],
+        &["BF.DEBUG", "k"],
+        &["BF.SCANDUMP", "k", "0"],
+        &["BF.LOADCHUNK", "k", "1", "data"],
+        &["BF.IMPORT", "k", "GUAVA", "data"],
+        &["BF.EXPORT", "k", "GUAVA"],
+    ];
+    for args in cases {
+        let mut full = vec!["COMMAND", "GETKEYS"];
+        full.extend_from_slice(args);
+        let v = raw(&mut c, &full);
+        assert_eq!(
+            v,
+            Value::Array(vec![Value::BulkString(b"k".to_vec())]),
+            "GETKEYS {args:?}"
+        );
+    }
+}
+
+/// A connection authenticated as `user`.
+fn conn_as(s: &Server, user: &str, password: &str) -> Connection {
+    let mut con = s.conn();
+    expect_ok(&mut con, &["AUTH", user, password]);
+    con
+}
+
+fn reads(key: &str) -> Vec<Vec<String>> {
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        v(&["BF.EXISTS", key, "a"]),
+        v(&["BF.MEXISTS", key, "a", "zz"]),
+        v(&["BF.CARD", key]),
+        v(&["BF.INFO", key]),
+        v(&["BF.INFO", key, "CAPACITY"]),
+        v(&["BF.SCANDUMP", key, "0"]),
+        v(&["BF.SCANDUMP", key, "1"]),
+        v(&["BF.DEBUG", key]),
+    ]
+}
+
+fn writes(key: &str, fresh: &str, header: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    let v = |a: &[&[u8]]| a.iter().map(|s| s.to_vec()).collect::<Vec<_>>();
+    vec![
+        v(&[b"BF.ADD", key.as_bytes(), b"w1"]),
+        v(&[b"BF.MADD", key.as_bytes(), b"w2", b"w3"]),
+        v(&[b"BF.INSERT", key.as_bytes(), b"ITEMS", b"w4"]),
+        v(&[b"BF.RESERVE", fresh.as_bytes(), b"0.01", b"100"]),
+        v(&[b"BF.ADD", format!("{fresh}2").as_bytes(), b"w5"]),
+        v(&[
+            b"BF.LOADCHUNK",
+            format!("{fresh}3").as_bytes(),
+            b"1",
+            header,
+        ]),
+        v(&[b"BF.LOADCHUNK", key.as_bytes(), b"2", b"\x00"]),
+    ]
+}
+
+fn assert_not_error(v: &Value, what: &str) {
+    if let Some(e) = err_of(v) {
+        panic!("{what}: answered the error {e:?}");
+    }
+    if let Value::Array(items) = v {
+        for item in items {
+            assert!(err_of(item).is_none(), "{what}: element error {item:?}");
+        }
+    }
+}
+
+#[test]
+fn key_permissions_follow_the_key_specs() {
+    let s = Server::start();
+    let mut admin = s.conn();
+    for key in ["pub:f", "else:f"] {
+        expect_ok(&mut admin, &["BF.RESERVE", key, "0.01", "100"]);
+        expect_ints(&mut admin, &["BF.MADD", key, "a", "b"], &[1, 1]);
+    }
+    let header = scandump(&mut admin, "pub:f")[0].data.clone();
+    let digest_pub = digest_value(&mut admin, "pub:f");
+    let digest_else = digest_value(&mut admin, "else:f");
+    expect_ok(
+        &mut admin,
+        &[
+            "ACL", "SETUSER", "u", "on", ">pw", "%R~pub:*", "~own:*", "+@all",
+        ],
+    );
+    let mut u = conn_as(&s, "u", "pw");
+    // Reads on read-only keys work.
+    for args in reads("pub:f") {
+        let v = raw(&mut u, &args);
+        assert_not_error(&v, &format!("u: {}", args.join(" ")));
+    }
+    expect_int(&mut u, &["BF.EXISTS", "pub:f", "a"], 1);
+    expect_int(&mut u, &["BF.CARD", "pub:f"], 2);
+    // Reads of a missing read-only key work too (and find nothing).
+    expect_int(&mut u, &["BF.EXISTS", "pub:none", "a"], 0);
+    expect_int(&mut u, &["BF.CARD", "pub:none"], 0);
+    // Writes on read-only keys are refused by the ACL, and change nothing.
+    for args in writes("pub:f", "pub:new", &header) {
+        let what = format!("u: {}", show_args(&args));
+        let v = raw(&mut u, &args);
+        let e = err_of(&v).unwrap_or_else(|| panic!("{what}: answered {v:?}"));
+        assert!(e.starts_with("NOPERM"), "{what}: answered {e:?}");
+    }
+    assert_eq!(digest_value(&mut admin, "pub:f"), digest_pub);
+    for key in ["pub:new", "pub:new2", "pub:new3"] {
+        expect_int(&mut admin, &["EXISTS", key], 0);
+    }
+    // Everything works on own keys.
+    for args in writes("own:f", "own:new", &header) {
+        // own:f does not exist yet for the first ones: ADD/MADD/INSERT create it.
+        let v = raw(&mut u, &args);
+        assert_not_error(&v, &format!("u: {}", show_args(&args)));
+    }
+    for args in reads("own:f") {
+        let v = raw(&mut u, &args);
+        assert_not_error(&v, &format!("u: {}", args.join(" ")));
+    }
+    expect_int(&mut u, &["BF.EXISTS", "own:f", "w1"], 1);
+    // Any command on any other key is refused, reads included.
+    for args in reads("else:f") {
+        let what = format!("u: {}", args.join(" "));
+        let v = raw(&mut u, &args);
+        let e = err_of(&v).unwrap_or_else(|| panic!("{what}: answered {v:?}"));
+        assert!(e.starts_with("NOPERM"), "{what}: answered {e:?}");
+    }
+    for args in writes("else:f", "else:new", &header) {
+        let what = format!("u: {}", show_args(&args));
+        let v = raw(&mut u, &args);
+        let e = err_of(&v).unwrap_or_else(|| panic!("{what}: answered {v:?}"));
+        assert!(e.starts_with("NOPERM"), "{what}: answered {e:?}");
+    }
+    assert_eq!(digest_value(&mut admin, "else:f"), digest_else);
+    // ACL DRYRUN agrees.
+    let ok = raw(
+        &mut admin,
+        &["ACL", "DRYRUN", "u", "BF.EXISTS", "pub:f", "a"],
+    );
+    assert_eq!(ok, Value::Okay, "DRYRUN of a read on pub:f");
+    let no = raw(&mut admin, &["ACL", "DRYRUN", "u", "BF.ADD", "pub:f", "a"]);
+    assert!(
+        matches!(&no, Value::BulkString(_)),
+        "DRYRUN of a write on pub:f: {no:?}"
+    );
+}
+
+#[test]
+fn a_bloom_acl_category_if_listed_holds_the_commands() {
+    // ACL categories for module commands exist from Redis 7.2 on; on 7.0 only: if `bloom`
+    // is listed, every BF command is in it.
+    let s = Server::start();
+    let mut c = s.conn();
+    let cats = strings(&raw(&mut c, &["ACL", "CAT"]));
+    if cats.contains("bloom") {
+        let members = strings(&raw(&mut c, &["ACL", "CAT", "bloom"]));
+        for (name, ..) in COMMANDS {
+            assert!(
+                members.contains(name),
+                "{name} is not in @bloom: {members:?}"
+            );
+        }
+    }
+    // +@all covers the module's commands, -@all removes them.
+    expect_ok(
+        &mut c,
+        &["ACL", "SETUSER", "none", "on", ">pw", "~*", "-@all"],
+    );
+    let mut n = conn_as(&s, "none", "pw");
+    for (name, arity, ..) in COMMANDS {
+        // Exactly as many arguments as the arity asks (Redis checks the count first).
+        let mut args = vec![name.to_uppercase(), "k".to_string()];
+        args.extend((2..arity.unsigned_abs()).map(|i| format!("{i}")));
+        let v = raw(&mut n, &args);
+        let e = err_of(&v).unwrap_or_else(|| panic!("user none: {name} answered {v:?}"));
+        assert!(e.starts_with("NOPERM"), "user none: {name} answered {e:?}");
+    }
+}

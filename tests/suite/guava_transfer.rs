@@ -1,0 +1,195 @@
+//! BF.IMPORT / BF.EXPORT against a real server with Guava's own files: imported filters answer
+//! exactly as Guava did, export gives back the very bytes Guava wrote, and a filter built by
+//! the module with Guava's sizing exports byte-identical to Guava's.
+
+use rsbloom_test_support as common;
+
+use common::vectors;
+use common::*;
+use rsbloom_core::bloom::guava::Sizing;
+
+use common::files::GUAVA_CONFIGS as CONFIGS;
+
+fn filter_bin(config: &str) -> Vec<u8> {
+    std::fs::read(vectors::dir().join(format!("{config}.filter.bin"))).expect("filter.bin")
+}
+
+#[test]
+fn imported_guava_filters_answer_as_guava_and_export_the_same_bytes() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for config in CONFIGS {
+        let bin = filter_bin(config);
+        let key = format!("g:{config}");
+        expect_ok(
+            &mut c,
+            &[b"BF.IMPORT".as_slice(), key.as_bytes(), b"GUAVA", &bin],
+        );
+        assert!(
+            mexists_all(&mut c, &key, &vectors::inserted(config))
+                .iter()
+                .all(|&a| a == 1),
+            "{config}"
+        );
+        let (queries, answers): (Vec<Vec<u8>>, Vec<bool>) =
+            vectors::queries(config).into_iter().unzip();
+        let got = mexists_all(&mut c, &key, &queries);
+        let want: Vec<i64> = answers.iter().map(|&a| a as i64).collect();
+        assert_eq!(got, want, "{config}: answers differ from Guava's");
+        let exported = as_bytes(&raw(&mut c, &["BF.EXPORT", &key, "GUAVA"]));
+        assert_eq!(exported, bin, "{config}: export differs");
+        // Derived parameters: non-scaling, k from the file, count within capacity.
+        assert_eq!(
+            info_value(&mut c, &key, "Expansion rate"),
+            redis::Value::Nil
+        );
+        let debug = bf_debug(&mut c, &key);
+        assert!(
+            debug[1].contains(&format!("hashes:{} ", bin[1])),
+            "{config}: {debug:?}"
+        );
+        assert!(card(&mut c, &key) <= as_int(&info_value(&mut c, &key, "Capacity")));
+    }
+}
+
+#[test]
+fn a_filter_built_with_guavas_sizing_exports_guavas_bytes() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let mut compared = Vec::new();
+    for config in CONFIGS {
+        let bin = filter_bin(config);
+        let (n, p) = (
+            vectors::meta_u64(config, "n"),
+            vectors::meta_f64(config, "p"),
+        );
+        let items = vectors::inserted(config);
+        let guava = Sizing::guava(n, p);
+        // Reserve the smallest capacity >= the item count that keeps Guava's words and k, so
+        // every item fits; some configurations put more items in than any such capacity
+        // allows, and are covered by the import test instead.
+        let Some(capacity) = (items.len() as u64..items.len() as u64 + 50_000).find(|&cap| {
+            let s = Sizing::guava(cap, p);
+            (s.words, s.k) == (guava.words, guava.k)
+        }) else {
+            continue;
+        };
+        let key = format!("r:{config}");
+        expect_ok(
+            &mut c,
+            &[
+                "BF.RESERVE",
+                &key,
+                &p.to_string(),
+                &capacity.to_string(),
+                "NONSCALING",
+            ],
+        );
+        madd_all(&mut c, &key, &items);
+        let exported = as_bytes(&raw(&mut c, &["BF.EXPORT", &key, "GUAVA"]));
+        assert_eq!(exported, bin, "{config}: bits differ from Guava's");
+        compared.push(config);
+    }
+    // Only these admit a capacity that holds every item with Guava's words and k; the others
+    // put more items in than that (Guava does not enforce n) and are covered by the import test.
+    assert_eq!(compared, ["n10_p0.5", "n1000000_p0.03"]);
+}
+
+#[test]
+fn import_and_export_refuse_what_they_cannot_do() {
+    let server = Server::start();
+    let mut c = server.conn();
+    let bin = filter_bin("n100_p0.01");
+    expect_ok(&mut c, &[b"BF.IMPORT".as_slice(), b"k", b"GUAVA", &bin]);
+    expect_err(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"k", b"GUAVA", &bin],
+        "ERR item exists",
+    );
+    let mut bad = bin.clone();
+    bad[0] = 0;
+    expect_err_prefix(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bad],
+        "ERR received bad data: ",
+    );
+    expect_err_prefix(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bin[..50]],
+        "ERR received bad data: ",
+    );
+    expect_err_prefix(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"x", b"PROTOBUF", &bin],
+        "ERR unknown format",
+    );
+    expect_err(
+        &mut c,
+        &[
+            b"BF.IMPORT".as_slice(),
+            b"x",
+            b"GUAVA",
+            &bin,
+            b"COLOUR",
+            b"red",
+        ],
+        "ERR unknown option 'COLOUR'",
+    );
+    expect_err(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bin, b"CAPACITY"],
+        "ERR CAPACITY needs a value",
+    );
+    expect_err(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA"],
+        "ERR wrong number of arguments for 'bf.import' command",
+    );
+    assert_eq!(
+        as_int(&raw(&mut c, &["EXISTS", "x"])),
+        0,
+        "a refused import left a key"
+    );
+    // With CAPACITY and ERROR given, they are used as they are.
+    expect_ok(
+        &mut c,
+        &[
+            b"BF.IMPORT".as_slice(),
+            b"y",
+            b"GUAVA",
+            &bin,
+            b"CAPACITY",
+            b"1000",
+            b"ERROR",
+            b"0.01",
+        ],
+    );
+    assert_eq!(as_int(&info_value(&mut c, "y", "Capacity")), 1000);
+    assert!(bf_debug(&mut c, "y")[1].ends_with("ratio:0.01"));
+    // Over the size limit: refused before allocating.
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "100"]);
+    expect_err_prefix(
+        &mut c,
+        &[b"BF.IMPORT".as_slice(), b"z", b"GUAVA", &bin],
+        "ERR received bad data: ",
+    );
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
+    // Export needs one layer and a key that exists.
+    expect_ok(&mut c, &["BF.RESERVE", "s", "0.01", "2"]);
+    madd_all(&mut c, "s", &gen_items("i", 0..10));
+    expect_err(
+        &mut c,
+        &["BF.EXPORT", "s", "GUAVA"],
+        "ERR only single-layer filters can be exported to Guava",
+    );
+    expect_err(&mut c, &["BF.EXPORT", "nope", "GUAVA"], "ERR not found");
+    expect_ok(&mut c, &["SET", "str", "v"]);
+    expect_err(
+        &mut c,
+        &["BF.EXPORT", "str", "GUAVA"],
+        "WRONGTYPE Operation against a key holding the wrong kind of value",
+    );
+}

@@ -1,0 +1,201 @@
+//! Helpers of the hostile-input tests: a seeded random source and a byte mutator, a guard that
+//! plants keys before an attack and proves afterwards that the server is up and those keys are
+//! untouched, and a parser of the size-limit error text.
+
+use redis::{Connection, Value};
+
+use super::reply::*;
+
+/// The core's seeded xorshift64* generator, so every failing run can be replayed.
+pub use rsbloom_core::testkit::Rng;
+
+/// Changes a few bytes (1 to 4 edits: set, flip, delete, insert, fill a run) of `body` at or
+/// after `head_len`, so a payload's type byte and module id (or nothing, with 0) stay intact.
+pub fn mutate(rng: &mut Rng, body: &[u8], head_len: usize) -> Vec<u8> {
+    const INTERESTING: [u8; 16] = [
+        0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x3f, 0x40, 0x7f, 0x80, 0x81, 0xbf, 0xc0, 0xc2, 0xc3,
+        0xff,
+    ];
+    let mut out = body.to_vec();
+    for _ in 0..=rng.below(3) {
+        let span = (out.len() - head_len) as u64;
+        let at = head_len + rng.below(span) as usize;
+        match rng.below(6) {
+            0 => out[at] = rng.byte(),
+            1 => out[at] ^= 1 << rng.below(8),
+            2 => out[at] = INTERESTING[rng.below(INTERESTING.len() as u64) as usize],
+            3 => {
+                out.remove(at);
+                if out.len() == head_len {
+                    out.push(0);
+                }
+            }
+            4 => out.insert(at, rng.byte()),
+            _ => {
+                // Overwrite a run with 0xff or 0x00 (huge or zero values).
+                let fill = if rng.below(2) == 0 { 0xff } else { 0x00 };
+                let end = (at + 1 + rng.below(8) as usize).min(out.len());
+                out[at..end].fill(fill);
+            }
+        }
+    }
+    out
+}
+
+/// Keys planted before an attack: a scaling filter with two layers and a plain string.
+/// [`Guard::check`] proves the server still answers and neither key changed.
+pub struct Guard {
+    pub filter_key: String,
+    pub string_key: String,
+    debug: Vec<String>,
+    digest: String,
+    string_value: Vec<u8>,
+    items: Vec<Vec<u8>>,
+}
+
+impl Guard {
+    /// Plants `guard:bloom` (two layers, 150 items) and `guard:plain`.
+    pub fn plant(con: &mut Connection) -> Guard {
+        let filter_key = "guard:bloom".to_string();
+        let string_key = "guard:plain".to_string();
+        expect_ok(
+            con,
+            &["BF.RESERVE", &filter_key, "0.01", "100", "EXPANSION", "2"],
+        );
+        let items = gen_items("guard-item-", 0..150);
+        let mut args: Vec<Vec<u8>> = vec![b"BF.MADD".to_vec(), filter_key.as_bytes().to_vec()];
+        args.extend(items.iter().cloned());
+        let answers = as_ints(&raw(con, &args));
+        assert_eq!(
+            answers.len(),
+            items.len(),
+            "guard MADD answered {answers:?}"
+        );
+        let string_value = b"plain value \x00\xff with binary".to_vec();
+        let set: [&[u8]; 3] = [b"SET", string_key.as_bytes(), &string_value];
+        expect_ok(con, &set);
+        let debug = bf_debug(con, &filter_key);
+        assert!(
+            debug.len() >= 3,
+            "guard filter should have 2+ layers: {debug:?}"
+        );
+        let digest = digest_value(con, &filter_key);
+        Guard {
+            filter_key,
+            string_key,
+            debug,
+            digest,
+            string_value,
+            items,
+        }
+    }
+
+    /// Asserts the server answers PING and both planted keys are exactly as planted.
+    pub fn check(&self, con: &mut Connection, after: &str) {
+        let pong = raw(con, &["PING"]);
+        assert!(
+            matches!(&pong, Value::SimpleString(s) if s == "PONG"),
+            "after {after}: PING answered {pong:?}"
+        );
+        let debug = bf_debug(con, &self.filter_key);
+        assert_eq!(debug, self.debug, "after {after}: guard filter changed");
+        assert_eq!(
+            digest_value(con, &self.filter_key),
+            self.digest,
+            "after {after}: guard filter digest changed"
+        );
+        let got = raw(con, &["GET", &self.string_key]);
+        assert_eq!(
+            got,
+            Value::BulkString(self.string_value.clone()),
+            "after {after}: guard string changed"
+        );
+    }
+
+    /// Like [`Guard::check`], and also asks the filter about every planted item.
+    pub fn check_deep(&self, con: &mut Connection, after: &str) {
+        self.check(con, after);
+        let mut args: Vec<Vec<u8>> =
+            vec![b"BF.MEXISTS".to_vec(), self.filter_key.as_bytes().to_vec()];
+        args.extend(self.items.iter().cloned());
+        let answers = as_ints(&raw(con, &args));
+        assert!(
+            answers.iter().all(|&a| a == 1),
+            "after {after}: a planted item is no longer in the guard filter"
+        );
+    }
+}
+
+/// Error rates a filter must refuse: NaNs, infinities, zeros, one and above, negatives.
+pub const BAD_RATES: [f64; 13] = [
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1.0,
+    -0.01,
+    -1.0,
+    1.0000001,
+    2.0,
+    f64::MAX,
+    f64::MIN,
+];
+
+/// A NaN with another payload bit pattern.
+pub fn odd_nan() -> f64 {
+    let nan = f64::from_bits(0x7ff0_0000_0000_0001);
+    assert!(nan.is_nan());
+    nan
+}
+
+/// `BF.ADD key item` on a filter of any shape answers 0 or 1, or refuses with the size-limit
+/// or the full error, never another (an internal) error. Returns the reply.
+pub fn expect_add_answers(con: &mut Connection, key: &str, item: &str, what: &str) -> Value {
+    let v = raw(con, &["BF.ADD", key, item]);
+    match &v {
+        Value::Int(0) | Value::Int(1) => {}
+        other => {
+            let text = err_of(other).unwrap_or_else(|| panic!("{what}: BF.ADD answered {v:?}"));
+            assert!(
+                text.starts_with("ERR filter would need ")
+                    || text == "ERR non scaling filter is full",
+                "{what}: BF.ADD {item} answered {text:?}"
+            );
+        }
+    }
+    v
+}
+
+/// Splits `ERR filter would need <n> bytes, over bf.max-filter-bytes (<limit>)` into
+/// `(n, limit)`; None when the text has another shape.
+pub fn parse_too_large(text: &str) -> Option<(u64, u64)> {
+    let rest = text.strip_prefix("ERR filter would need ")?;
+    let (n, rest) = rest.split_once(" bytes, over bf.max-filter-bytes (")?;
+    let limit = rest.strip_suffix(')')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(n) || !digits(limit) {
+        return None;
+    }
+    Some((n.parse().ok()?, limit.parse().ok()?))
+}
+
+/// Asserts a reply is the size-limit error and returns `(n, limit)`.
+pub fn expect_too_large(v: &Value, what: &str) -> (u64, u64) {
+    let text =
+        err_of(v).unwrap_or_else(|| panic!("{what}: expected the size-limit error, got {v:?}"));
+    parse_too_large(&text)
+        .unwrap_or_else(|| panic!("{what}: error {text:?} is not the size-limit error"))
+}
+
+/// `CONFIG SET name value`, asserting OK.
+pub fn config_set(con: &mut Connection, name: &str, value: &str) {
+    expect_ok(con, &["CONFIG", "SET", name, value]);
+}
+
+/// `EXISTS key` as a bool.
+pub fn key_exists<A: AsRef<[u8]>>(con: &mut Connection, key: A) -> bool {
+    let args: [&[u8]; 2] = [b"EXISTS", key.as_ref()];
+    as_int(&raw(con, &args)) == 1
+}

@@ -1,0 +1,440 @@
+//! Shared fixture of the integration tests: a real `redis-server` with the freshly built
+//! module, started on a free loopback port in its own temporary directory, and stopped (and
+//! the directory removed) when the fixture is dropped, also when a test panics.
+//!
+//! Submodules: `reply` (sending commands and reading replies), `files` (reading the files of
+//! `tests/vectors/`), `vectors` (the Guava ground truth), `model` (sizing formulas, `%g`
+//! formatting and a reference Bloom chain used as the oracle for exact expectations).
+//! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
+//! attached by hand, helper programs run with a time limit), `redisbloom` (the RedisBloom
+//! v2.8 ground truth), `redisbloom_model` (a model of RedisBloom's `MBbloom--` type: its
+//! encodings, its loader's rules and its chain) and `rdb` (DUMP payloads and module values
+//! built and read byte by byte).
+//!
+//! This is the crate `rsbloom-test-support` (`tests/support/`), a dev-dependency of the root
+//! crate (whose integration tests are the one test binary `tests/suite/`) and of `cli/`.
+
+#![allow(dead_code)]
+
+pub mod cluster;
+pub mod faults;
+pub mod files;
+pub mod hostile;
+pub mod model;
+pub mod rdb;
+pub mod redisbloom;
+pub mod redisbloom_model;
+pub mod reply;
+pub mod vectors;
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::sleep;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+pub use reply::*;
+
+/// How long a server may take to answer PING after it was spawned (includes loading data).
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How many times a start is retried when the chosen port was taken in the meantime.
+const PORT_RETRIES: usize = 8;
+
+/// The root of the workspace (the repository): this crate lives in `tests/support/`.
+pub fn workspace_root() -> PathBuf {
+    let support = Path::new(env!("CARGO_MANIFEST_DIR"));
+    support
+        .ancestors()
+        .nth(2)
+        .unwrap_or_else(|| panic!("{} has no grandparent", support.display()))
+        .to_path_buf()
+}
+
+/// The module file under test: `$RSBLOOM_MODULE`, else the workspace's release build.
+pub fn module_path() -> PathBuf {
+    let path = match std::env::var_os("RSBLOOM_MODULE") {
+        Some(p) => PathBuf::from(p),
+        None => workspace_root().join("target/release/librsbloom.so"),
+    };
+    if !path.is_file() {
+        panic!(
+            "module file {} does not exist: run `cargo build --release` / `make test` first \
+             (or point RSBLOOM_MODULE at the .so)",
+            path.display()
+        );
+    }
+    path
+}
+
+/// A temporary directory removed (with its content) on drop.
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    // Each call makes a new directory on disk: not a default value.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> TempDir {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!(
+            "rsbloom-it-{}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed),
+            nanos
+        );
+        let path = std::env::temp_dir().join(name);
+        fs::create_dir_all(&path).expect("create temp dir");
+        TempDir { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A free loopback port, as the kernel hands it out for a bind on port 0.
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    listener.local_addr().expect("local addr").port()
+}
+
+/// What a server is started with besides the fixed arguments.
+#[derive(Clone, Default)]
+pub struct ServerOpts {
+    /// Extra `--name value` server arguments, placed after the defaults (so they override).
+    pub server_args: Vec<String>,
+    /// Arguments after the module path on `--loadmodule`.
+    pub module_args: Vec<String>,
+}
+
+impl ServerOpts {
+    pub fn module_args(args: &[&str]) -> ServerOpts {
+        ServerOpts {
+            server_args: Vec::new(),
+            module_args: args.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    pub fn server_args(args: &[&str]) -> ServerOpts {
+        ServerOpts {
+            server_args: args.iter().map(|s| s.to_string()).collect(),
+            module_args: Vec::new(),
+        }
+    }
+}
+
+/// A running `redis-server` owned by the test. Dropping it kills and reaps the process; the
+/// temp dir goes when the last server using it is gone.
+pub struct Server {
+    child: Option<Child>,
+    pub port: u16,
+    dir: Arc<TempDir>,
+    opts: ServerOpts,
+    log: PathBuf,
+    starts: u32,
+}
+
+impl Server {
+    /// Start a server with the module and no module arguments; panics on failure.
+    pub fn start() -> Server {
+        Server::start_with(ServerOpts::default())
+    }
+
+    /// Start a server with these options in a new temp dir; panics (with the log) on failure.
+    pub fn start_with(opts: ServerOpts) -> Server {
+        Server::try_start(opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Start a server; `Err` carries the server's log when it did not come up.
+    pub fn try_start(opts: ServerOpts) -> Result<Server, String> {
+        let dir = Arc::new(TempDir::new());
+        let module = module_path();
+        // The server loads a private copy: overwriting a loaded .so crashes its server.
+        fs::copy(&module, dir.path().join("librsbloom.so"))
+            .map_err(|e| format!("copy {}: {e}", module.display()))?;
+        Server::spawn_in(dir, opts, 0)
+    }
+
+    /// Start a server after `prepare` has placed files in its new temp dir (an RDB or AOF for
+    /// it to load at start-up); panics (with the log) on failure.
+    pub fn start_prepared(opts: ServerOpts, prepare: impl FnOnce(&Path)) -> Server {
+        let dir = Arc::new(TempDir::new());
+        let module = module_path();
+        fs::copy(&module, dir.path().join("librsbloom.so"))
+            .unwrap_or_else(|e| panic!("copy {}: {e}", module.display()));
+        prepare(dir.path());
+        Server::spawn_in(dir, opts, 0).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The name and bytes of the base file in the manifest of `appendonlydir/`.
+    pub fn aof_base(&self) -> (String, Vec<u8>) {
+        let dir = self.dir().join("appendonlydir");
+        let manifest =
+            fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("AOF manifest");
+        let base = manifest
+            .lines()
+            .find(|l| l.ends_with("type b"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or_else(|| panic!("no base file in the manifest:\n{manifest}"))
+            .to_string();
+        let bytes = fs::read(dir.join(&base)).expect("AOF base file");
+        (base, bytes)
+    }
+
+    /// A second server in the same directory (used by restarts), on a new port.
+    fn spawn_in(dir: Arc<TempDir>, opts: ServerOpts, starts: u32) -> Result<Server, String> {
+        let mut last_log = String::new();
+        for attempt in 0..PORT_RETRIES {
+            let port = free_port();
+            let log = dir
+                .path()
+                .join(format!("redis-{}-{}-{attempt}.log", starts, port));
+            let stdout = fs::File::create(dir.path().join(format!("stdout-{port}.txt")))
+                .map_err(|e| format!("create stdout file: {e}"))?;
+            let stderr = stdout.try_clone().map_err(|e| e.to_string())?;
+            let mut cmd = Command::new("redis-server");
+            cmd.arg("--port")
+                .arg(port.to_string())
+                .arg("--bind")
+                .arg("127.0.0.1")
+                .arg("--dir")
+                .arg(dir.path())
+                .arg("--save")
+                .arg("")
+                .arg("--appendonly")
+                .arg("no")
+                .arg("--enable-debug-command")
+                .arg("yes")
+                .arg("--daemonize")
+                .arg("no")
+                .arg("--logfile")
+                .arg(&log);
+            for a in &opts.server_args {
+                cmd.arg(a);
+            }
+            cmd.arg("--loadmodule")
+                .arg(dir.path().join("librsbloom.so"));
+            for a in &opts.module_args {
+                cmd.arg(a);
+            }
+            cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+            let child = cmd
+                .spawn()
+                .map_err(|e| format!("cannot run redis-server: {e}"))?;
+            let mut server = Server {
+                child: Some(child),
+                port,
+                dir: dir.clone(),
+                opts: opts.clone(),
+                log,
+                starts,
+            };
+            match server.wait_ready() {
+                Ok(()) => return Ok(server),
+                Err(why) => {
+                    let text = server.log_text();
+                    server.kill();
+                    if text.contains("Address already in use") {
+                        last_log = text;
+                        continue;
+                    }
+                    return Err(format!(
+                        "redis-server did not start ({why}); its log:\n{text}"
+                    ));
+                }
+            }
+        }
+        Err(format!(
+            "redis-server found no free port after {PORT_RETRIES} tries; last log:\n{last_log}"
+        ))
+    }
+
+    /// Wait until PING answers PONG, the process exits, or the timeout passes.
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(format!("exited with {status}"));
+                }
+            }
+            if let Ok(client) = redis::Client::open(self.url()) {
+                if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_secs(1)) {
+                    let pong: redis::RedisResult<String> = redis::cmd("PING").query(&mut con);
+                    if matches!(pong.as_deref(), Ok("PONG")) {
+                        return Ok(());
+                    }
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no PONG within {START_TIMEOUT:?}"));
+            }
+            sleep(Duration::from_millis(25));
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The server's log file as text (empty when unreadable).
+    pub fn log_text(&self) -> String {
+        let mut text = fs::read_to_string(&self.log).unwrap_or_default();
+        let stdout = self.dir.path().join(format!("stdout-{}.txt", self.port));
+        if let Ok(more) = fs::read_to_string(stdout) {
+            if !more.is_empty() {
+                text.push_str("\n--- stdout/stderr ---\n");
+                text.push_str(&more);
+            }
+        }
+        text
+    }
+
+    fn connect_url(&self, url: &str) -> redis::Connection {
+        let client = redis::Client::open(url).expect("client");
+        let con = client
+            .get_connection_with_timeout(Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
+        con.set_read_timeout(Some(Duration::from_secs(120)))
+            .expect("read timeout");
+        con
+    }
+
+    /// A RESP2 connection.
+    pub fn conn(&self) -> redis::Connection {
+        self.connect_url(&self.url())
+    }
+
+    /// A RESP3 connection (the client sends `HELLO 3` on connect).
+    pub fn conn_resp3(&self) -> redis::Connection {
+        self.connect_url(&format!("{}?protocol=resp3", self.url()))
+    }
+
+    /// Stop gracefully (`SHUTDOWN NOSAVE`, so the AOF is flushed but no RDB is written),
+    /// falling back to a kill.
+    pub fn stop(&mut self) {
+        if self.child.is_none() {
+            return;
+        }
+        if let Ok(client) = redis::Client::open(self.url()) {
+            if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_secs(2)) {
+                let _: redis::RedisResult<redis::Value> =
+                    redis::cmd("SHUTDOWN").arg("NOSAVE").query(&mut con);
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            match self.child.as_mut().map(|c| c.try_wait()) {
+                Some(Ok(Some(_))) | None => {
+                    self.child = None;
+                    return;
+                }
+                _ => sleep(Duration::from_millis(20)),
+            }
+        }
+        self.kill();
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stop this server and start a new one on the same directory (so it loads the RDB or
+    /// AOF there), with `extra` server arguments added to the original ones.
+    pub fn restart(&mut self, extra: &[&str]) {
+        self.stop();
+        let mut opts = self.opts.clone();
+        opts.server_args.extend(extra.iter().map(|s| s.to_string()));
+        let fresh = Server::spawn_in(self.dir.clone(), opts, self.starts + 1)
+            .unwrap_or_else(|e| panic!("restart failed: {e}"));
+        *self = fresh;
+    }
+
+    /// Start a replica of this server, in its own temp dir, and wait for the link to be up.
+    pub fn start_replica(&self) -> Server {
+        // Without this the primary waits 5 s for more replicas before a diskless sync.
+        let mut primary = self.conn();
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("repl-diskless-sync-delay")
+            .arg("0")
+            .query(&mut primary)
+            .expect("CONFIG SET repl-diskless-sync-delay");
+        let mut opts = self.opts.clone();
+        opts.server_args.clear();
+        opts.server_args.extend([
+            "--replicaof".to_string(),
+            "127.0.0.1".to_string(),
+            self.port.to_string(),
+        ]);
+        let replica = Server::start_with(opts);
+        let mut con = replica.conn();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut con)
+                .expect("INFO replication");
+            if info.contains("master_link_status:up") {
+                return replica;
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "replica never linked up; INFO:\n{info}\nreplica log:\n{}",
+                    replica.log_text()
+                );
+            }
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Check the process is still alive (a crash of the server is a test failure by itself).
+    pub fn assert_alive(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!(
+                    "redis-server died ({status}); its log:\n{}",
+                    self.log_text()
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // Show what the server said: crashes of the module land in this log.
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    eprintln!(
+                        "redis-server on port {} had exited ({status}); log:\n{}",
+                        self.port,
+                        self.log_text()
+                    );
+                }
+            }
+        }
+        self.kill();
+    }
+}
