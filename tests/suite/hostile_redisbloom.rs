@@ -29,7 +29,6 @@ use common::redisbloom_model::{
 };
 use common::*;
 use redis::{Connection, Value};
-use rsbloom_core::hash::murmur64a::murmur64a;
 
 const DEFAULT_LIMIT: u64 = 512 * 1024 * 1024;
 const LOADCHUNK_BAD: &str = "ERR received bad data: ";
@@ -37,10 +36,7 @@ const REFUSAL_LOG: &str = "bf: refusing to load a filter:";
 const FULL: &str = "ERR non scaling filter is full";
 const TOO_LARGE: &str = "ERR filter would need ";
 
-/// RedisBloom's two hash words of an item, with the module's MurmurHash64A.
-fn rb_hash(item: &[u8]) -> (u64, u64) {
-    common::redisbloom_model::rb_hash(murmur64a, item)
-}
+use common::redisbloom_model::rb_hash;
 
 // ---------------------------------------------------------------------------------------
 // The fixture
@@ -255,7 +251,6 @@ impl Bench {
         let mut model = Model {
             filter: filter.clone(),
             limit: self.limit,
-            murmur64a,
         };
         // Without items of its own, a filter is asked about 50 others (and one by one).
         let others = gen_items("q:", 0..50);
@@ -620,7 +615,6 @@ fn the_encodings_reproduce_the_vectors() {
         let model = Model {
             filter: filter.clone(),
             limit: DEFAULT_LIMIT,
-            murmur64a,
         };
         assert!(cfg.items.iter().all(|i| model.contains(i)), "{}", cfg.name);
         let answers: Vec<i64> = cfg

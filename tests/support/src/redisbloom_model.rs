@@ -13,6 +13,7 @@
 //! `bf.max-filter-bytes`.
 
 use redis::Value;
+use rsbloom_core::hash::murmur64a::murmur64a;
 
 use super::model::debug_line;
 use super::rdb::{Cursor, F, OP_STRING};
@@ -517,12 +518,9 @@ pub fn header_oracle(bytes: &[u8], limit: u64) -> Verdict<Header> {
 // RedisBloom's chain, to predict answers, growth and bits exactly
 // ---------------------------------------------------------------------------------------
 
-/// MurmurHash64A of an item with a seed: the crate under test's, given by the tests (this
-/// crate does not link the module).
-pub type Murmur64a = fn(&[u8], u64) -> u64;
-
-/// RedisBloom's two hash words of an item (MurmurHash64A from the library).
-pub fn rb_hash(murmur64a: Murmur64a, item: &[u8]) -> (u64, u64) {
+/// RedisBloom's two hash words of an item (MurmurHash64A from the core, itself checked
+/// against RedisBloom's vectors).
+pub fn rb_hash(item: &[u8]) -> (u64, u64) {
     let a = murmur64a(item, HASH_SEED);
     (a, murmur64a(item, a))
 }
@@ -566,18 +564,16 @@ pub fn new_link(entries: u64, error: f64) -> Link {
 pub struct Model {
     pub filter: Filter,
     pub limit: u64,
-    /// The MurmurHash64A the chain hashes items with.
-    pub murmur64a: Murmur64a,
 }
 
 impl Model {
     pub fn contains(&self, item: &[u8]) -> bool {
-        let h = rb_hash(self.murmur64a, item);
+        let h = rb_hash(item);
         self.filter.links.iter().any(|l| link_has(l, h))
     }
 
     pub fn add(&mut self, item: &[u8]) -> Added {
-        let h = rb_hash(self.murmur64a, item);
+        let h = rb_hash(item);
         if self.filter.links.iter().rev().any(|l| link_has(l, h)) {
             return Added::No;
         }
