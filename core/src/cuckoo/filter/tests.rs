@@ -276,7 +276,7 @@ fn nx_counts_and_duplicates() {
     // Two buckets: an even fingerprint's buckets coincide and count twice.
     let item = (0u32..)
         .map(|i| i.to_le_bytes())
-        .find(|i| CfHash::of(i).fp % 2 == 0)
+        .find(|i| CfHash::of(i).fp.is_multiple_of(2))
         .unwrap();
     let mut f = CuckooFilter::new(4, 2, 20, 0, NO_LIMIT).unwrap();
     f.add(&item, &limits()).unwrap();
