@@ -42,6 +42,40 @@ pub enum Error {
     /// A non-scaling filter at its capacity.
     Full,
     UnknownInfoField(String),
+
+    // Cuckoo filters (CF.*).
+    /// CF.RESERVE's capacity or CF.INSERT's CAPACITY is not an integer.
+    CfBadCapacity,
+    /// Capacity below twice the bucket size (CF.INSERT: below 4).
+    CfCapacityTooSmall,
+    CfBadBucketSize,
+    CfBucketSizeRange,
+    CfBadMaxIterations,
+    CfMaxIterationsRange,
+    CfBadExpansion,
+    CfExpansionRange,
+    /// A CF.INSERT option whose first letter is not c, n or i.
+    CfUnknownArgument,
+    /// A new filter would have more than 2^56 - 1 buckets.
+    CfTooManyBuckets,
+    /// The filter has as many sub-filters as it may have.
+    CfMaxExpansions,
+    /// No room and the filter does not grow (expansion 0).
+    CfFull,
+    /// Growth refused by RedisBloom's own bounds (bucket count or sub-filter count).
+    CfGrowthRefused,
+    /// CF.DEL on a missing key or another type.
+    CfDelNotFound,
+    /// CF.COMPACT on a missing key or another type.
+    CfCompactNotFound,
+    /// SCANDUMP iterator below 0 or not an integer; LOADCHUNK iterator 0 or not an integer.
+    CfInvalidPosition,
+    /// A LOADCHUNK header that is not 38 bytes long.
+    CfInvalidHeader,
+    /// A LOADCHUNK header whose parameters are refused.
+    CfCannotCreate,
+    /// A LOADCHUNK data chunk that does not fit the filter.
+    CfCannotLoadChunk,
 }
 
 impl fmt::Display for Error {
@@ -77,6 +111,32 @@ impl fmt::Display for Error {
             Error::NonScalingCannotExpand => f.write_str("ERR NONSCALING filters cannot expand"),
             Error::Full => f.write_str("ERR non scaling filter is full"),
             Error::UnknownInfoField(field) => write!(f, "ERR unknown INFO field '{field}'"),
+            // Cuckoo filters: RedisBloom's texts, most of them without an error code.
+            Error::CfBadCapacity => f.write_str("Bad capacity"),
+            Error::CfCapacityTooSmall => f.write_str("Capacity must be at least (BucketSize * 2)"),
+            Error::CfBadBucketSize => f.write_str("Couldn't parse BUCKETSIZE"),
+            Error::CfBucketSizeRange => {
+                f.write_str("BUCKETSIZE: value must be an integer between 1 and 255, inclusive.")
+            }
+            Error::CfBadMaxIterations => f.write_str("Couldn't parse MAXITERATIONS"),
+            Error::CfMaxIterationsRange => f.write_str(
+                "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
+            ),
+            Error::CfBadExpansion => f.write_str("Couldn't parse EXPANSION"),
+            Error::CfExpansionRange => {
+                f.write_str("EXPANSION: value must be an integer between 0 and 32768, inclusive.")
+            }
+            Error::CfUnknownArgument => f.write_str("Unknown argument received"),
+            Error::CfTooManyBuckets => f.write_str("ERR Insufficient memory to create filter"),
+            Error::CfMaxExpansions => f.write_str("Maximum expansions reached"),
+            Error::CfFull => f.write_str("Filter is full"),
+            Error::CfGrowthRefused => f.write_str("ERR Insufficient memory"),
+            Error::CfDelNotFound => f.write_str("Not found"),
+            Error::CfCompactNotFound => f.write_str("Cuckoo filter was not found"),
+            Error::CfInvalidPosition => f.write_str("Invalid position"),
+            Error::CfInvalidHeader => f.write_str("Invalid header"),
+            Error::CfCannotCreate => f.write_str("Couldn't create filter!"),
+            Error::CfCannotLoadChunk => f.write_str("Couldn't load chunk!"),
         }
     }
 }

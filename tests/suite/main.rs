@@ -10,6 +10,7 @@ mod batches;
 mod cluster;
 mod commands;
 mod config;
+mod core_cuckoo;
 mod core_guava;
 mod core_redisbloom;
 mod durability;

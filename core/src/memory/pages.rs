@@ -6,9 +6,9 @@
 /// Arrays smaller than this stay on normal pages; they fit the TLB's reach anyway.
 pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
-/// Advises the kernel to back the whole 2 MiB-aligned part of `words` with huge pages.
-/// A hint only: failure changes nothing.
-pub fn advise_huge_pages(words: &[u64]) {
+/// Advises the kernel to back the whole 2 MiB-aligned part of `words` (Bloom words, cuckoo
+/// slots) with huge pages. A hint only: failure changes nothing.
+pub fn advise_huge_pages<T>(words: &[T]) {
     let bytes = std::mem::size_of_val(words);
     if bytes < HUGE_PAGE_MIN_BYTES {
         return;

@@ -2,6 +2,7 @@
 //! `testkit` feature): never part of the module.
 
 pub mod bloom;
+pub mod cuckoo;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.
 #[derive(Debug, Clone)]

@@ -278,6 +278,59 @@ impl Cursor<'_> {
         };
         Ok(Some(value.to_string().into_bytes()))
     }
+
+    /// A string field's bytes as the module receives them, LZF strings decompressed.
+    pub fn string_bytes(&mut self) -> Result<Vec<u8>, String> {
+        let start = self.pos;
+        if let Some(bytes) = self.string()? {
+            return Ok(bytes);
+        }
+        // `string` stopped after the LZF marker (0xc3): compressed and plain lengths follow.
+        debug_assert!(self.pos > start);
+        let (clen, _) = self.len()?;
+        let (len, _) = self.len()?;
+        let packed = self.take(clen)?.to_vec();
+        lzf_decompress(&packed, len as usize)
+    }
+}
+
+/// LZF (liblzf) decompression, as Redis reads compressed RDB strings: a control byte below
+/// 32 starts a literal run of `ctrl + 1` bytes; otherwise `ctrl >> 5` (7: plus the next byte)
+/// plus 2 bytes are copied from `((ctrl & 31) << 8) + next byte + 1` bytes back.
+pub fn lzf_decompress(input: &[u8], out_len: usize) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(out_len);
+    let mut i = 0;
+    let byte = |i: usize| input.get(i).copied().ok_or("LZF data is truncated");
+    while i < input.len() {
+        let ctrl = byte(i)? as usize;
+        i += 1;
+        if ctrl < 32 {
+            let run = input
+                .get(i..i + ctrl + 1)
+                .ok_or("LZF literal is truncated")?;
+            out.extend_from_slice(run);
+            i += ctrl + 1;
+        } else {
+            let mut len = ctrl >> 5;
+            if len == 7 {
+                len += byte(i)? as usize;
+                i += 1;
+            }
+            let back = ((ctrl & 31) << 8) + byte(i)? as usize + 1;
+            i += 1;
+            let from = out
+                .len()
+                .checked_sub(back)
+                .ok_or("LZF reference before the start")?;
+            for k in 0..len + 2 {
+                out.push(out[from + k]);
+            }
+        }
+    }
+    if out.len() != out_len {
+        return Err(format!("LZF gave {} bytes, not {out_len}", out.len()));
+    }
+    Ok(out)
 }
 
 /// `RESTORE key 0 payload REPLACE`, the reply as it came.

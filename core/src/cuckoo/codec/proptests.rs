@@ -1,0 +1,128 @@
+//! Property tests: tens of thousands of random and mutated inputs through the cuckoo
+//! decoders, via the [test kit](crate::testkit::cuckoo). A panic anywhere is a failure;
+//! rejections are fine, and some mutants must be accepted.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::rdb;
+use crate::cuckoo::{CuckooFilter, Limits};
+use crate::fields::Reader;
+use crate::testkit::cuckoo::{self as harness, LIMIT};
+use crate::testkit::Rng;
+
+/// Values on the edges of every field's range.
+const BOUNDARY: &[u64] = &[
+    0,
+    1,
+    2,
+    3,
+    255,
+    256,
+    32768,
+    65535,
+    65536,
+    65537,
+    1 << 20,
+    (1 << 56) - 1,
+    1 << 56,
+    u32::MAX as u64,
+    i64::MAX as u64,
+    u64::MAX,
+];
+
+/// A small filter with a random shape and fill.
+fn random_filter(rng: &mut Rng) -> CuckooFilter {
+    let bucket_size = 1 + rng.index(6) as u8;
+    let capacity = 2 * bucket_size as u64 + rng.below(300);
+    let expansion = [0, 1, 2, 4][rng.index(4)];
+    let iterations = rng.index(30) as u16;
+    let mut f = CuckooFilter::new(capacity, bucket_size, iterations, expansion, LIMIT)
+        .expect("small filter");
+    let limits = Limits::new(LIMIT);
+    for i in 0..rng.index(900) as u64 {
+        let item = (i ^ rng.next_u64()).to_le_bytes();
+        if rng.index(8) == 0 {
+            f.delete(&item);
+        } else {
+            let _ = f.add(&item, &limits);
+        }
+    }
+    f
+}
+
+fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for _ in 0..1 + rng.index(3) {
+        let at = rng.index(v.len());
+        match rng.index(7) {
+            0 if !v.is_empty() => v[at] ^= 1 << rng.index(8),
+            1 if !v.is_empty() => v[at] = rng.byte(),
+            2 => v.truncate(at),
+            3 => {
+                let len = 1 + rng.index(16);
+                v.extend(rng.bytes(len));
+            }
+            4 => {
+                // Substitute an aligned 8-byte field (the parameters come first).
+                let field = rng.index(v.len().min(96) / 8) * 8;
+                let value = BOUNDARY[rng.index(BOUNDARY.len())];
+                if field + 8 <= v.len() {
+                    v[field..field + 8].copy_from_slice(&value.to_le_bytes());
+                }
+            }
+            5 if !v.is_empty() => {
+                let end = (at + 1 + rng.index(16)).min(v.len());
+                v.drain(at..end);
+            }
+            _ => {
+                let end = (at + 1 + rng.index(16)).min(v.len());
+                let copy = v[at..end].to_vec();
+                v.splice(at..at, copy);
+            }
+        }
+    }
+    v
+}
+
+/// Runs `check` on `input`, reporting the input if it panics.
+fn survive(input: &[u8], check: fn(&[u8])) {
+    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
+        panic!("decoder panicked on input {input:02x?}");
+    }
+}
+
+#[test]
+fn mutated_rdb_values_never_panic() {
+    let mut rng = Rng::new(0xC0C0_0001);
+    let mut accepted = 0;
+    for _ in 0..30_000 {
+        let filter = random_filter(&mut Rng::new(rng.next_u64()));
+        let input = mutate(&mut rng, &harness::encode_value(&filter));
+        survive(&input, harness::value);
+        accepted += rdb::load(&mut Reader(&input), rdb::ENCODING_VERSION, LIMIT).is_ok() as u32;
+    }
+    // Flipped slot bytes stay valid, so some mutants must be accepted.
+    assert!(accepted > 1000, "only {accepted} mutants accepted");
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut rng = Rng::new(0xC0C0_0002);
+    for _ in 0..20_000 {
+        let len = rng.index(200);
+        let input = rng.bytes(len);
+        survive(&input, harness::value);
+        survive(&input, harness::loadchunk_session);
+    }
+}
+
+#[test]
+fn mutated_loadchunk_sessions_never_panic() {
+    let mut rng = Rng::new(0xC0C0_0003);
+    for _ in 0..20_000 {
+        let filter = random_filter(&mut Rng::new(rng.next_u64()));
+        let session = harness::encode_session(&filter, |_| 1 + rng.below(300));
+        let input = mutate(&mut rng, &session);
+        survive(&input, harness::loadchunk_session);
+    }
+}
