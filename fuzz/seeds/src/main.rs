@@ -1,13 +1,16 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
-//! both Bloom types and LOADCHUNK sessions of a few filters. Run by `make fuzz`.
+//! both Bloom types and of cuckoo filters, and LOADCHUNK sessions of a few filters of each
+//! family. Run by `make fuzz`.
 
 use std::fs;
 use std::path::Path;
 
 use rsbloom_core::bloom::codec::save_value;
 use rsbloom_core::bloom::{Chain, Scheme};
+use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
+use rsbloom_core::testkit::cuckoo;
 
 fn main() -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -35,6 +38,40 @@ fn main() -> std::io::Result<()> {
             let session = encode_session(&chain, |_| 64);
             fs::write(chunk_dir.join(format!("{target}-seed{i}")), &session)?;
         }
+    }
+    cuckoo_seeds(&root)
+}
+
+/// Cuckoo filters of a few shapes (capacity, bucket size, max iterations, expansion), filled
+/// past their first sub-filter where they grow, some items deleted.
+fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
+    let value_dir = root.join("cuckoo_value");
+    let chunk_dir = root.join("cuckoo_loadchunk_session");
+    fs::create_dir_all(&value_dir)?;
+    fs::create_dir_all(&chunk_dir)?;
+    let shapes = [
+        (64, 2, 20, 1),
+        (16, 1, 5, 2),
+        (200, 4, 500, 0),
+        (8, 4, 1, 4),
+    ];
+    let limits = Limits::new(cuckoo::LIMIT);
+    for (i, &(capacity, bucket_size, iterations, expansion)) in shapes.iter().enumerate() {
+        let mut filter =
+            CuckooFilter::new(capacity, bucket_size, iterations, expansion, cuckoo::LIMIT)
+                .expect("small filter");
+        for n in 0..capacity * 2 {
+            let _ = filter.add(format!("seed:{n}").as_bytes(), &limits);
+        }
+        for n in (0..capacity).step_by(7) {
+            filter.delete(format!("seed:{n}").as_bytes());
+        }
+        fs::write(
+            value_dir.join(format!("seed{i}")),
+            cuckoo::encode_value(&filter),
+        )?;
+        let session = cuckoo::encode_session(&filter, |_| 64);
+        fs::write(chunk_dir.join(format!("seed{i}")), &session)?;
     }
     Ok(())
 }
