@@ -73,10 +73,29 @@ fn wrong_type() {
         &["BF.DEBUG", "s"],
         &["BF.SCANDUMP", "s", "0"],
         &["BF.LOADCHUNK", "s", "65", "0123456789abcdef"],
+        // Whatever the data: a damaged header, an empty one, a chunk.
+        &["BF.LOADCHUNK", "s", "1", "garbage"],
+        &["BF.LOADCHUNK", "s", "1", ""],
+        &["BF.LOADCHUNK", "s", "2", "x"],
     ];
     for args in cases {
         expect_err(&mut c, args, WRONGTYPE);
     }
+    // A valid header too (a real filter's), and the string is left as it was.
+    expect_ok(&mut c, &["BF.RESERVE", "h", "0.01", "100"]);
+    let header = match raw(&mut c, &["BF.SCANDUMP", "h", "0"]) {
+        redis::Value::Array(step) => match &step[1] {
+            redis::Value::BulkString(bytes) => bytes.clone(),
+            other => panic!("SCANDUMP header: {other:?}"),
+        },
+        other => panic!("SCANDUMP: {other:?}"),
+    };
+    expect_err(
+        &mut c,
+        &[&b"BF.LOADCHUNK"[..], b"s", b"1", &header],
+        WRONGTYPE,
+    );
+    assert_eq!(as_text(&raw(&mut c, &["GET", "s"])), "value");
     // RESERVE refuses any existing key.
     expect_err(
         &mut c,

@@ -1258,16 +1258,20 @@ fn chunks_into_a_redisbloom_key_must_fit_one_link() {
     let header = &cfg.scandump[0].data;
     let v = b.load(VICTIM, "1", header);
     assert_eq!(v, Value::Okay, "scaling100 header: {v:?}");
-    // A header on an existing key, of either type.
-    for key in [
-        VICTIM.to_string(),
-        b.guard.filter_key.clone(),
-        b.guard.string_key.clone(),
+    // A header on an existing filter of either type: "item exists"; on a key of another
+    // type: WRONGTYPE.
+    for (key, error) in [
+        (VICTIM.to_string(), "ERR item exists"),
+        (b.guard.filter_key.clone(), "ERR item exists"),
+        (
+            b.guard.string_key.clone(),
+            "WRONGTYPE Operation against a key holding the wrong kind of value",
+        ),
     ] {
         let v = b.load(&key, "1", header);
         assert_eq!(
             err_of(&v).as_deref(),
-            Some("ERR item exists"),
+            Some(error),
             "RedisBloom header on existing {key}: {v:?}"
         );
     }

@@ -343,3 +343,51 @@ fn a_big_new_filter_does_not_touch_its_pages() {
     expect_int(&mut c, &["BF.EXISTS", "big", "not-added"], 0);
     expect_int(&mut c, &["DEL", "big"], 1);
 }
+
+/// Every way a filter over `bf.max-filter-bytes` is refused says so with the one size-limit
+/// text, naming what the filter needs: BF.IMPORT of a Guava filter, and a LOADCHUNK header
+/// of either type. Nothing is created.
+#[test]
+fn import_and_loadchunk_headers_over_the_limit_use_the_size_limit_text() {
+    let s = Server::start();
+    let mut c = s.conn();
+    // A Guava writeTo() filter of 20,000 words (160,000 bytes of bits): strategy 1, k = 7.
+    let words = 20_000u32;
+    let mut guava = vec![1u8, 7];
+    guava.extend_from_slice(&(words as i32).to_be_bytes());
+    guava.resize(6 + words as usize * 8, 0);
+    // SCANDUMP headers of 1,000,000-item filters of both types (about 1.2 MB of bits).
+    let mut headers = Vec::new();
+    for format in ["guava", "redisbloom"] {
+        config_set(&mut c, "bf.new-filter-format", format);
+        expect_ok(
+            &mut c,
+            &["BF.RESERVE", format, "0.01", "1000000", "NONSCALING"],
+        );
+        let header = match raw(&mut c, &["BF.SCANDUMP", format, "0"]) {
+            Value::Array(step) => match &step[1] {
+                Value::BulkString(bytes) => bytes.clone(),
+                other => panic!("{format}: SCANDUMP header {other:?}"),
+            },
+            other => panic!("{format}: SCANDUMP {other:?}"),
+        };
+        raw(&mut c, &["DEL", format]);
+        headers.push((format, header));
+    }
+    config_set(&mut c, "bf.max-filter-bytes", "100000");
+    let v = raw(&mut c, &[&b"BF.IMPORT"[..], b"g", b"GUAVA", &guava]);
+    let (n, limit) = expect_too_large(&v, "BF.IMPORT of 160,000 bytes");
+    assert_eq!(limit, 100_000);
+    assert!(
+        (160_000..160_000 + 4096).contains(&n),
+        "BF.IMPORT names {n} bytes for 160,000 of bits"
+    );
+    assert!(!key_exists(&mut c, "g"));
+    for (format, header) in &headers {
+        let v = raw(&mut c, &[&b"BF.LOADCHUNK"[..], b"h", b"1", header]);
+        let (n, limit) = expect_too_large(&v, &format!("{format} LOADCHUNK header"));
+        assert_eq!(limit, 100_000);
+        assert!(n > 1_000_000, "{format}: names {n} bytes");
+        assert!(!key_exists(&mut c, "h"), "{format}: key created");
+    }
+}

@@ -119,12 +119,11 @@ impl ChainMeta {
             }
             data_bytes = data_bytes.saturating_add(layer.bit_size / 8);
         }
-        let needed = memory_for(self.scheme, self.layers.len() as u64, data_bytes);
-        check_limit(needed, limit).map_err(|_| {
-            bad_data(format!(
-                "filter of {needed} bytes is over bf.max-filter-bytes ({limit})"
-            ))
-        })
+        // Over the limit is the one size-limit refusal (`TooLarge`), wherever it is met.
+        check_limit(
+            memory_for(self.scheme, self.layers.len() as u64, data_bytes),
+            limit,
+        )
     }
 }
 

@@ -30,15 +30,17 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     let iter = iterator(&argv[2])?;
     let limit = config::max_filter_bytes();
     let key = open_write(ctx, &argv[1]);
+    // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
+    let existing = write_filter(&key)?;
     match scandump::parse_load(iter, argv[3].as_slice(), limit)? {
         Load::Header(meta) => {
-            if !key.is_empty() {
+            if existing.is_some() {
                 return Err(Error::ItemExists);
             }
             store_filter(&key, Chain::from_meta(&meta, limit)?)?;
         }
         Load::Data { offset, data } => {
-            let chain = write_filter(&key)?.ok_or(Error::NotFound)?;
+            let chain = existing.ok_or(Error::NotFound)?;
             chain.write_chunk(offset, data)?;
         }
     }

@@ -11,7 +11,7 @@
 use crate::bloom::chain::TIGHTENING;
 use crate::bloom::meta::{max_layers, memory_for};
 use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
-use crate::error::{bad_data, Result};
+use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource};
 
 /// RedisBloom's encoding version; the only one whose layout is known for certain here.
@@ -201,11 +201,10 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
         };
         link.check(i)?;
         data_bytes = data_bytes.saturating_add(link.bits / 8);
+        // The links read so far already need this much: the size-limit refusal.
         let needed = memory_for(Scheme::RedisBloom, i as u64 + 1, data_bytes);
         if needed > limit {
-            return Err(bad_data(format!(
-                "filter of at least {needed} bytes is over bf.max-filter-bytes ({limit})"
-            )));
+            return Err(Error::TooLarge { needed, limit });
         }
         let mut words = Vec::new();
         src.with_bytes(&mut |bytes| {

@@ -30,6 +30,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
         return Err(bad_data(format!("unknown encoding version {version}")));
     }
     let meta = params::decode(src, limit)?;
+    // Validated here, before the bits are read.
     let mut chain = Chain::from_meta(&meta, limit)?;
     for i in 0..meta.layers.len() {
         src.with_bytes(&mut |bytes| chain.set_layer_bytes(i, bytes))?;
@@ -72,5 +73,6 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<ChainMeta> {
     if !reader.rest().is_empty() {
         return Err(bad_data("trailing bytes after the header"));
     }
+    meta.validate(limit)?;
     Ok(meta)
 }

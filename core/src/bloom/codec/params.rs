@@ -27,8 +27,9 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
     u32::try_from(value).map_err(|_| bad_data(format!("{what} out of range")))
 }
 
-/// Reads and validates a parameter block; nothing large is allocated before the total size
-/// is known to be within `limit`.
+/// Reads a parameter block: the layer count is held against `limit` before layers are read,
+/// nothing large is allocated, and the caller validates the whole (after checking what must
+/// follow the block, so a malformed input is refused as such before its claimed size is).
 pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
     if src.get_u64()? != 0 {
         return Err(bad_data("unknown flags"));
@@ -52,13 +53,11 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
             bpe: 0.0,
         });
     }
-    let meta = ChainMeta {
+    Ok(ChainMeta {
         scheme: Scheme::Guava,
         error_rate,
         expansion,
         growth: expansion,
         layers,
-    };
-    meta.validate(limit)?;
-    Ok(meta)
+    })
 }
