@@ -61,10 +61,12 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     })
 }
 
-/// The parameters of an imported filter. Guava keeps only m and k, so unless given:
-/// capacity `n = round(m ln 2 / k)` (the n for which k is optimal), error rate `0.5^k` (the
-/// false-positive rate of such a filter at n items), and the count is Guava's
-/// `approximateElementCount`, `round(-m ln(1 - bits_set / m) / k)`, capped at the capacity.
+/// The parameters of an imported filter. Guava keeps only m and k, so unless given: the
+/// capacity is [`guava_capacity`] (the most items Guava could have been created for with
+/// these words and this k), raised to the filter's own estimate if that is more; the error
+/// rate is `0.5^k`; and the count is Guava's `approximateElementCount`,
+/// `round(-m ln(1 - bits_set / m) / k)` (capped at a capacity that was given, and at the
+/// derived one for a filter with every bit set, whose estimate is infinite).
 pub fn derive_meta(
     header: Header,
     bits_set: u64,
@@ -72,13 +74,16 @@ pub fn derive_meta(
     error: Option<f64>,
 ) -> ChainMeta {
     let (m, k) = (header.bit_size() as f64, header.k as f64);
-    let capacity = capacity
-        .unwrap_or_else(|| (m * std::f64::consts::LN_2 / k).round() as u64)
-        .max(1);
-    let error = error.unwrap_or_else(|| 0.5f64.powi(header.k as i32));
     let fill = bits_set as f64 / m;
     let estimate = (-(-fill).ln_1p() * m / k).round();
-    // An all-ones filter estimates infinity; `as` saturates it.
+    let capacity = match capacity {
+        Some(given) => given,
+        None if estimate.is_finite() => guava_capacity(header).max(estimate as u64),
+        None => guava_capacity(header),
+    }
+    .max(1);
+    let error = error.unwrap_or_else(|| 0.5f64.powi(header.k as i32));
+    // `as` saturates an infinite estimate; the capacity caps it.
     let count = (estimate as u64).min(capacity);
     ChainMeta {
         scheme: Scheme::Guava,
@@ -94,6 +99,28 @@ pub fn derive_meta(
             bpe: 0.0,
         }],
     }
+}
+
+/// The largest n for which Guava's `BloomFilter.create(n, p)`, for some p, gives a filter of
+/// these words and this k. Guava takes `k = max(1, round(bits / n * ln 2))` with `bits` up
+/// to the words' 64 each, so n reaches `words * 64 * ln 2 / (k - 0.5)`. For k = 1 any larger
+/// n gives k = 1 too; the bound taken is where Guava's rounding alone would give 0 (0.5).
+pub fn guava_capacity(header: Header) -> u64 {
+    let bits = header.bit_size() as f64;
+    let low = (header.k as f64 - 0.5).max(0.5);
+    let mut n = (bits * std::f64::consts::LN_2 / low).floor() as u64;
+    // Floating point can land one over the edge: step back to an n Guava maps to this k.
+    while n > 1 && guava_k(header.bit_size(), n) < header.k as u32 && header.k > 1 {
+        n -= 1;
+    }
+    n.max(1)
+}
+
+/// Guava's `optimalNumOfHashFunctions(n, bits)`.
+fn guava_k(bits: u64, n: u64) -> u32 {
+    ((bits as f64 / n as f64) * std::f64::consts::LN_2)
+        .round()
+        .max(1.0) as u32
 }
 
 /// Guava's big-endian words as our little-endian bytes, or back: both are a byte swap per
@@ -174,4 +201,69 @@ pub fn export(chain: &Chain) -> Result<Vec<u8>> {
         out.extend_from_slice(&word.to_be_bytes());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bloom::guava::Sizing;
+
+    /// Whatever n and p a Guava filter was created with, the capacity derived from its words
+    /// and k is at least n, and Guava gives that capacity the same k.
+    #[test]
+    fn derived_capacity_is_never_below_the_n_guava_was_given() {
+        let rates = [0.5, 0.3, 0.1, 0.03, 0.02, 0.01, 1e-3, 1e-4, 1e-6, 1e-9];
+        let mut checked = 0;
+        for &p in &rates {
+            for n in (1..3000).chain((3000..200_000).step_by(997)) {
+                let s = Sizing::guava(n, p);
+                let (Ok(k), Ok(words)) = (u8::try_from(s.k), u32::try_from(s.words)) else {
+                    continue;
+                };
+                let header = Header { k, words };
+                let capacity = guava_capacity(header);
+                assert!(
+                    capacity >= n,
+                    "create({n}, {p}): {words} words, k {k} -> {capacity}"
+                );
+                // Some bit count Guava rounds up to these words gives this k at the capacity.
+                let (lo, hi) = ((words as u64 - 1) * 64 + 1, words as u64 * 64);
+                let near = (capacity as f64 * (k as f64 - 0.5) / std::f64::consts::LN_2) as u64;
+                let reached = (near.saturating_sub(2).max(lo)..=(near + 3).min(hi))
+                    .any(|bits| guava_k(bits, capacity) == k as u32);
+                assert!(
+                    k == 1 || reached,
+                    "create({n}, {p}): capacity {capacity}, k {k}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20_000);
+        // The case found by hand: create(5000, 0.02) is 637 words and k 6.
+        let header = Header { k: 6, words: 637 };
+        assert!(guava_capacity(header) >= 5000);
+    }
+
+    #[test]
+    fn the_count_is_guavas_estimate_and_the_capacity_holds_it() {
+        let header = Header { k: 6, words: 637 };
+        // 16,000 of 40,768 bits set: Guava estimates 3,396 items.
+        let meta = derive_meta(header, 16_000, None, None);
+        let m = header.bit_size() as f64;
+        let estimate = (-(1.0 - 16_000.0 / m).ln() * m / 6.0).round() as u64;
+        assert_eq!(meta.layers[0].count, estimate);
+        // Overfilled: the estimate is over the derived capacity and becomes the capacity.
+        let full = derive_meta(header, 40_000, None, None);
+        assert!(full.layers[0].count > guava_capacity(header));
+        assert_eq!(full.layers[0].count, full.layers[0].capacity);
+        // Every bit set: infinite estimate, the derived capacity and a full count.
+        let ones = derive_meta(header, header.bit_size(), None, None);
+        assert_eq!(ones.layers[0].capacity, guava_capacity(header));
+        assert_eq!(ones.layers[0].count, ones.layers[0].capacity);
+        // A given capacity caps the count.
+        assert_eq!(
+            derive_meta(header, 16_000, Some(100), None).layers[0].count,
+            100
+        );
+    }
 }
