@@ -216,28 +216,26 @@ impl CuckooFilter {
         false
     }
 
-    /// RedisBloom's kick walk in the newest sub-filter; undone if it finds no room.
+    /// RedisBloom's kick walk in the newest sub-filter; undone if it finds no room. Only in
+    /// sub-filters whose bucket count is a power of two: elsewhere (possible only in loaded
+    /// data, never from commands) `(b ^ fp * M) mod n` is not the moved fingerprint's other
+    /// bucket, and RedisBloom's walk there leaves fingerprints where no lookup finds them.
+    /// Such a sub-filter takes items only into free slots; the filter grows sooner instead
+    /// of losing an item it acknowledged.
     fn kick(&mut self, h: CfHash) -> bool {
         let bucket_size = self.bucket_size as usize;
         let steps = self.max_iterations;
         let Some(f) = self.filters.last_mut() else {
             return false;
         };
-        // Walks over buckets counts that are not powers of two cannot be retraced by XOR;
-        // they record their path (only RDB values from outside can have such counts).
-        let mut path = if f.xor_reversible() {
-            None
-        } else {
-            Some(Vec::with_capacity(steps as usize))
-        };
+        if !f.xor_reversible() {
+            return false;
+        }
         let mut hand = h.fp;
         let mut b = f.index(h.h1);
         let mut victim = 0usize;
         for _ in 0..steps {
             hand = f.swap(b, victim, hand);
-            if let Some(p) = path.as_mut() {
-                p.push(b);
-            }
             b = f.index(b ^ alt_offset(hand));
             if let Some(at) = f.free_slot(b) {
                 f.put(at, hand);
@@ -246,13 +244,10 @@ impl CuckooFilter {
             victim = (victim + 1) % bucket_size;
         }
         // Undo in reverse order: each step puts the hand back where it came from and takes
-        // up what had been put there.
+        // up what had been put there (XOR by the same offset leads back).
         for _ in 0..steps {
             victim = (victim + bucket_size - 1) % bucket_size;
-            b = match path.as_mut() {
-                Some(p) => p.pop().unwrap_or(b),
-                None => f.index(b ^ alt_offset(hand)),
-            };
+            b = f.index(b ^ alt_offset(hand));
             hand = f.swap(b, victim, hand);
         }
         debug_assert_eq!(hand, h.fp);

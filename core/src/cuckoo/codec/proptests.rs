@@ -126,3 +126,29 @@ fn mutated_loadchunk_sessions_never_panic() {
         survive(&input, harness::loadchunk_session);
     }
 }
+
+/// Inputs the fuzzers once flagged (kept in fuzz/regressions/cuckoo_*) stay fine.
+#[test]
+fn fuzz_regressions_pass() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    type Check = fn(&[u8]);
+    let targets: [(&str, Check); 2] = [
+        ("cuckoo_value", harness::value),
+        ("cuckoo_loadchunk_session", harness::loadchunk_session),
+    ];
+    let mut seen = 0;
+    for (target, check) in targets {
+        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for entry in dir.flatten() {
+            survive(&std::fs::read(entry.path()).expect("readable"), check);
+            seen += 1;
+        }
+    }
+    assert!(
+        seen > 0,
+        "no cuckoo regression inputs under {}",
+        root.display()
+    );
+}

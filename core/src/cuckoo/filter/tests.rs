@@ -164,10 +164,12 @@ fn kicks_and_their_undo_match_the_plain_model() {
     }
 }
 
-/// Bucket counts that are not powers of two (RDB values, odd expansions) walk with a
-/// recorded path: the same walk as the model, and failed walks leave nothing behind.
+/// Bucket counts that are not powers of two (only loaded data has them: odd expansions, RDB
+/// values) take items into free slots only, since RedisBloom's walk there strands
+/// fingerprints where no lookup finds them. Every acknowledged add stays found; a refused
+/// one leaves the filter as it was.
 #[test]
-fn odd_bucket_counts_walk_and_undo_exactly() {
+fn odd_bucket_counts_never_lose_an_acknowledged_item() {
     for (buckets, expansion) in [(3, 0), (5, 0), (12, 0), (3, 3)] {
         let meta = CuckooMeta {
             num_buckets: buckets,
@@ -179,26 +181,24 @@ fn odd_bucket_counts_walk_and_undo_exactly() {
             num_filters: 1,
         };
         let mut f = CuckooFilter::from_meta(&meta, NO_LIMIT).unwrap();
-        let mut model = f.clone();
         let tight = Limits {
             bytes: NO_LIMIT,
             max_expansions: 3,
         };
+        let mut acknowledged = Vec::new();
         for i in 0..200u32 {
             let h = CfHash::of(&i.to_le_bytes());
             let before = f.clone();
             match f.add_hash(h, &tight) {
-                Ok(()) if f.sub_filters().len() == before.sub_filters().len() => {
-                    assert!(model_add(&mut model, h));
-                    assert_eq!(f, model, "{buckets} buckets, item {i}");
-                }
-                Ok(()) => model = f.clone(),
-                Err(_) => {
-                    assert!(!model_add(&mut model, h));
-                    assert_eq!(f, before, "{buckets} buckets, item {i}");
-                }
+                Ok(()) => acknowledged.push(h),
+                Err(_) => assert_eq!(f, before, "{buckets} buckets, item {i}"),
             }
+            assert!(
+                acknowledged.iter().all(|&a| f.contains_hash(a)),
+                "{buckets} buckets: an acknowledged item is lost after item {i}"
+            );
         }
+        assert!(!acknowledged.is_empty() && acknowledged.len() < 200);
         let sizes: Vec<u64> = f.sub_filters().iter().map(|s| s.buckets()).collect();
         let expected = if expansion == 0 {
             vec![buckets]
