@@ -121,7 +121,8 @@ fn redisbloom_crash_inputs_are_error_replies() {
         check_witnesses(&mut server, &mut con, &dump, what);
     }
 
-    // EXPANSION 32768 on 2^21 one-slot buckets: RedisBloom's first growth callocs 64 GiB.
+    // EXPANSION 32768 on 2^21 one-slot buckets: RedisBloom's first growth callocs 64 GiB
+    // (one kick per add, so the first growth comes soon).
     expect_ok(
         &mut con,
         &[
@@ -130,12 +131,14 @@ fn redisbloom_crash_inputs_are_error_replies() {
             "2097152",
             "BUCKETSIZE",
             "1",
+            "MAXITERATIONS",
+            "1",
             "EXPANSION",
             "32768",
         ],
     );
     let mut refused = None;
-    'fill: for batch in 0..200 {
+    'fill: for batch in 0..1000 {
         let items = gen_items(&format!("g{batch}:"), 0..1000);
         let mut args: Vec<Vec<u8>> = vec![b"CF.INSERT".to_vec(), b"k".to_vec(), b"ITEMS".to_vec()];
         args.extend(items.iter().cloned());
