@@ -198,3 +198,53 @@ fn cuckoo_filters_survive_aof_replay_and_rewrite() {
     let mut c = s.conn();
     assert_eq!(dumps(&mut c, &keys), before, "after the AOF rewrite");
 }
+
+/// Every CF write that changed the key emits one keyspace event named after its command;
+/// writes that changed nothing and reads emit nothing (checked by order: the next message
+/// must be the next expected event).
+#[test]
+fn cuckoo_writes_emit_keyspace_events() {
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(&mut c, &["CONFIG", "SET", "notify-keyspace-events", "Kg"]);
+    let mut sub = s.conn();
+    let mut ps = sub.as_pubsub();
+    ps.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("timeout");
+    ps.subscribe("__keyspace@0__:k").expect("subscribe");
+    let steps: [(&[&str], Option<&str>); 14] = [
+        (
+            &["CF.RESERVE", "k", "8", "EXPANSION", "0"],
+            Some("cf.reserve"),
+        ),
+        (&["CF.ADD", "k", "a"], Some("cf.add")),
+        (&["CF.ADDNX", "k", "a"], None),
+        (&["CF.ADDNX", "k", "b"], Some("cf.addnx")),
+        (&["CF.INSERT", "k", "ITEMS", "c"], Some("cf.insert")),
+        (&["CF.INSERTNX", "k", "ITEMS", "c"], None),
+        (&["CF.INSERTNX", "k", "ITEMS", "d"], Some("cf.insertnx")),
+        (&["CF.EXISTS", "k", "a"], None),
+        (&["CF.SCANDUMP", "k", "0"], None),
+        (&["CF.DEL", "k", "zz"], None),
+        (&["CF.DEL", "k", "a"], Some("cf.del")),
+        (&["CF.COMPACT", "k"], Some("cf.compact")),
+        (&["DEL", "k"], Some("del")),
+        (&["CF.LOADCHUNK", "k", "1", HEADER], Some("cf.loadchunk")),
+    ];
+    for (args, event) in steps {
+        let v = raw(&mut c, args);
+        assert!(err_of(&v).is_none(), "{args:?} answered {v:?}");
+        if let Some(event) = event {
+            let msg = ps
+                .get_message()
+                .unwrap_or_else(|e| panic!("no {event} after {args:?}: {e}"));
+            let payload: String = msg.get_payload().expect("text");
+            assert_eq!(payload, event, "after {args:?}");
+        }
+    }
+}
+
+/// A LOADCHUNK header: 0 items, 4 buckets, 0 deletes, 1 sub-filter, bucket size 2, 20
+/// iterations, expansion 1.
+const HEADER: &str =
+    "\0\0\0\0\0\0\0\0\x04\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0\0\0\0\x02\0\x14\0\x01\0";
