@@ -7,6 +7,7 @@
 mod acl;
 mod bad_args;
 mod batches;
+mod cf_config;
 mod cf_hostile;
 mod cf_load;
 mod cf_replay;
