@@ -10,6 +10,7 @@ use redis_module::{enum_configuration, RedisError, RedisString};
 
 use rsbloom_core::bloom::meta::MAX_EXPANSION;
 use rsbloom_core::bloom::Scheme;
+use rsbloom_core::cuckoo;
 
 pub const DEFAULT_ERROR_RATE: f64 = 0.01;
 pub const DEFAULT_INITIAL_SIZE: i64 = 100;
@@ -19,6 +20,21 @@ pub const DEFAULT_CHUNK_BYTES: i64 = 16 << 20;
 pub const MIN_BYTES: i64 = 64;
 pub const MAX_FILTER_BYTES_LIMIT: i64 = 1 << 40;
 pub const MAX_CHUNK_BYTES: i64 = 512 << 20;
+
+// Cuckoo filters: RedisBloom's defaults for CF.RESERVE's options and for the filters
+// CF.ADD / CF.INSERT create, and its `CF_MAX_EXPANSIONS`.
+pub const DEFAULT_CF_BUCKET_SIZE: i64 = cuckoo::filter::DEFAULT_BUCKET_SIZE as i64;
+pub const DEFAULT_CF_INITIAL_SIZE: i64 = cuckoo::filter::DEFAULT_CAPACITY as i64;
+pub const DEFAULT_CF_MAX_ITERATIONS: i64 = cuckoo::filter::DEFAULT_MAX_ITERATIONS as i64;
+pub const DEFAULT_CF_EXPANSION: i64 = cuckoo::filter::DEFAULT_EXPANSION as i64;
+pub const DEFAULT_CF_MAX_EXPANSIONS: i64 = cuckoo::filter::DEFAULT_MAX_EXPANSIONS as i64;
+pub const CF_MAX_BUCKET_SIZE: i64 = cuckoo::meta::MAX_BUCKET_SIZE as i64;
+pub const CF_MAX_ITERATIONS: i64 = u16::MAX as i64;
+pub const CF_MAX_EXPANSION: i64 = cuckoo::filter::MAX_EXPANSION as i64;
+pub const CF_MAX_EXPANSIONS_LIMIT: i64 = cuckoo::meta::MAX_FILTERS as i64;
+/// The largest initial size: 2^56 - 1 buckets of the largest bucket size is beyond any
+/// size limit anyway; this keeps the product in range.
+pub const CF_MAX_INITIAL_SIZE: i64 = 1 << 62;
 
 /// The error rate of implicitly created filters, stored as the bits of an `f64`.
 pub struct ErrorRate(AtomicU64);
@@ -58,6 +74,11 @@ pub static EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_EXPANSION);
 pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES);
 pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
 pub static BATCH_PREFETCH: AtomicBool = AtomicBool::new(true);
+pub static CF_BUCKET_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CF_BUCKET_SIZE);
+pub static CF_INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CF_INITIAL_SIZE);
+pub static CF_MAX_ITERATIONS_CONFIG: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_ITERATIONS);
+pub static CF_EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_CF_EXPANSION);
+pub static CF_MAX_EXPANSIONS: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_EXPANSIONS);
 
 enum_configuration! {
     /// How `bf.new-filter-format` spells the Bloom schemes (its values, hence lower case).
@@ -134,6 +155,34 @@ pub fn defaults() -> Defaults {
     }
 }
 
+/// The parameters of a cuckoo filter: CF.RESERVE's defaults, and what CF.ADD / CF.INSERT
+/// create a missing key with (INSERT's CAPACITY overrides the capacity).
+#[derive(Debug, Clone, Copy)]
+pub struct CfDefaults {
+    pub capacity: u64,
+    pub bucket_size: u8,
+    pub max_iterations: u16,
+    pub expansion: u16,
+}
+
+pub fn cf_defaults() -> CfDefaults {
+    // The config ranges keep each value within its type.
+    CfDefaults {
+        capacity: CF_INITIAL_SIZE.load(Ordering::Relaxed) as u64,
+        bucket_size: CF_BUCKET_SIZE.load(Ordering::Relaxed) as u8,
+        max_iterations: CF_MAX_ITERATIONS_CONFIG.load(Ordering::Relaxed) as u16,
+        expansion: CF_EXPANSION.load(Ordering::Relaxed) as u16,
+    }
+}
+
+/// What a cuckoo filter may grow to: `bf.max-filter-bytes` and `bf.cf-max-expansions`.
+pub fn cf_limits() -> cuckoo::Limits {
+    cuckoo::Limits {
+        bytes: max_filter_bytes(),
+        max_expansions: CF_MAX_EXPANSIONS.load(Ordering::Relaxed) as u64,
+    }
+}
+
 /// `bf.max-filter-bytes`.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Ordering::Relaxed) as u64
@@ -160,8 +209,10 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
 }
 
 /// Applies `loadmodule` arguments: pairs of a config name (`error-rate`, `initial-size`,
-/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, or RedisBloom's legacy
-/// `ERROR_RATE` / `INITIAL_SIZE`) and a value. Any bad pair fails the whole load.
+/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, the cuckoo
+/// filters' `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`, `cf-expansion-factor`,
+/// `cf-max-expansions`, or RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
+/// `CF_MAX_EXPANSIONS`) and a value. Any bad pair fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
     if !args.len().is_multiple_of(2) {
         return Err(format!(
@@ -197,6 +248,26 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 })?;
                 NEW_FILTER_FORMAT.store(format);
             }
+            "cf-bucket-size" => {
+                let v = parse_int(name, value, 1, CF_MAX_BUCKET_SIZE)?;
+                CF_BUCKET_SIZE.store(v, Ordering::Relaxed);
+            }
+            "cf-initial-size" => {
+                let v = parse_int(name, value, 2, CF_MAX_INITIAL_SIZE)?;
+                CF_INITIAL_SIZE.store(v, Ordering::Relaxed);
+            }
+            "cf-max-iterations" => {
+                let v = parse_int(name, value, 1, CF_MAX_ITERATIONS)?;
+                CF_MAX_ITERATIONS_CONFIG.store(v, Ordering::Relaxed);
+            }
+            "cf-expansion-factor" => {
+                let v = parse_int(name, value, 0, CF_MAX_EXPANSION)?;
+                CF_EXPANSION.store(v, Ordering::Relaxed);
+            }
+            "cf-max-expansions" => {
+                let v = parse_int(name, value, 1, CF_MAX_EXPANSIONS_LIMIT)?;
+                CF_MAX_EXPANSIONS.store(v, Ordering::Relaxed);
+            }
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }
@@ -224,6 +295,10 @@ mod tests {
             &["chunk-bytes", "1e3"],
             &["new-filter-format", "bloomier"],
             &["colour", "blue"],
+            &["CF_MAX_EXPANSIONS", "0"],
+            &["cf-bucket-size", "256"],
+            &["cf-max-iterations", "0"],
+            &["cf-expansion-factor", "32769"],
         ] {
             assert!(apply_load_args(args).is_err(), "{args:?} accepted");
         }

@@ -1,5 +1,5 @@
-//! rsbloom: a Redis module with a native, Guava-compatible Bloom filter type and
-//! RedisBloom's `BF.*` commands.
+//! rsbloom: a Redis module with a native, Guava-compatible Bloom filter type,
+//! RedisBloom's `BF.*` commands, and RedisBloom's cuckoo filters (`CF.*`).
 //!
 //! The filters live in the `rsbloom-core` crate (no Redis types); this crate is the thin
 //! Redis skin over it: `commands`, `datatype` and `config`. This file only registers them
@@ -16,10 +16,12 @@ use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
 
 use config::{
-    BATCH_PREFETCH, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
+    BATCH_PREFETCH, CF_BUCKET_SIZE, CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS,
+    CF_MAX_ITERATIONS_CONFIG, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
     NEW_FILTER_FORMAT,
 };
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
+use datatype::cuckoo::CUCKOO_TYPE;
 
 /// `MAJOR*10000 + MINOR*100 + PATCH`.
 pub const MODULE_VERSION: i32 = 100;
@@ -52,7 +54,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE],
     init: init,
     configurations: [
         i64: [
@@ -60,6 +62,11 @@ redis_module! {
             ["expansion-factor", &EXPANSION, config::DEFAULT_EXPANSION, 0, rsbloom_core::bloom::meta::MAX_EXPANSION as i64, ConfigurationFlags::DEFAULT, None],
             ["max-filter-bytes", &MAX_FILTER_BYTES, config::DEFAULT_MAX_FILTER_BYTES, config::MIN_BYTES, config::MAX_FILTER_BYTES_LIMIT, ConfigurationFlags::DEFAULT, None],
             ["chunk-bytes", &CHUNK_BYTES, config::DEFAULT_CHUNK_BYTES, config::MIN_BYTES, config::MAX_CHUNK_BYTES, ConfigurationFlags::DEFAULT, None],
+            ["cf-bucket-size", &CF_BUCKET_SIZE, config::DEFAULT_CF_BUCKET_SIZE, 1, config::CF_MAX_BUCKET_SIZE, ConfigurationFlags::DEFAULT, None],
+            ["cf-initial-size", &CF_INITIAL_SIZE, config::DEFAULT_CF_INITIAL_SIZE, 2, config::CF_MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
+            ["cf-max-iterations", &CF_MAX_ITERATIONS_CONFIG, config::DEFAULT_CF_MAX_ITERATIONS, 1, config::CF_MAX_ITERATIONS, ConfigurationFlags::DEFAULT, None],
+            ["cf-expansion-factor", &CF_EXPANSION, config::DEFAULT_CF_EXPANSION, 0, config::CF_MAX_EXPANSION, ConfigurationFlags::DEFAULT, None],
+            ["cf-max-expansions", &CF_MAX_EXPANSIONS, config::DEFAULT_CF_MAX_EXPANSIONS, 1, config::CF_MAX_EXPANSIONS_LIMIT, ConfigurationFlags::DEFAULT, None],
         ],
         string: [
             ["error-rate", &ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],

@@ -1,4 +1,4 @@
-//! The commands: one folder per filter family (`bf/`, and `cf/` to come), each command a
+//! The commands: one folder per filter family (`bf/`, `cf/`), each command a
 //! function that parses its arguments, calls the core and returns a [`Reply`]. What every
 //! family shares is here: the harness every callback runs in ([`run`]: borrowed arguments,
 //! panics caught, one reply), key access, arity, keyspace events; the command table and its
@@ -32,6 +32,7 @@ macro_rules! callback {
 
 pub mod argv;
 pub mod bf;
+pub mod cf;
 pub mod parse;
 pub mod reply;
 pub mod table;

@@ -8,10 +8,10 @@ use std::ptr;
 
 use redis_module::{raw, Context};
 
-use super::bf;
+use super::{bf, cf};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[Command]] = &[bf::COMMANDS];
+pub static FAMILIES: &[&[Command]] = &[bf::COMMANDS, cf::COMMANDS];
 
 /// A command callback as Redis calls it.
 pub type CommandFn =
@@ -26,7 +26,7 @@ pub enum Access {
     ReadData,
     /// Adds data (RESERVE, ADD, MADD, INSERT).
     Insert,
-    /// Overwrites data (LOADCHUNK).
+    /// Overwrites data (LOADCHUNK, CF.DEL, CF.COMPACT).
     Update,
 }
 

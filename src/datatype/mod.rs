@@ -4,6 +4,7 @@
 //! catches panics: one would abort the server.
 
 pub mod bloom;
+pub mod cuckoo;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -26,6 +26,44 @@ const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
     ("bf.export", 3, false, false, &["RO", "access"]),
 ];
 
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom's flags, except
+/// CF.COMPACT, which RedisBloom marks `readonly` although it changes the filter.
+const CF_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
+    ("cf.reserve", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("cf.add", 3, &["write", "denyoom"], &["RW", "insert"]),
+    ("cf.addnx", 3, &["write", "denyoom"], &["RW", "insert"]),
+    ("cf.insert", -4, &["write", "denyoom"], &["RW", "insert"]),
+    ("cf.insertnx", -4, &["write", "denyoom"], &["RW", "insert"]),
+    ("cf.exists", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("cf.mexists", -3, &["readonly", "fast"], &["RO", "access"]),
+    ("cf.count", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("cf.del", 3, &["write", "fast"], &["RW", "update"]),
+    ("cf.compact", 2, &["write", "fast"], &["RW", "update"]),
+    ("cf.scandump", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("cf.loadchunk", 4, &["write", "denyoom"], &["RW", "update"]),
+    ("cf.info", 2, &["readonly", "fast"], &["RO"]),
+    ("cf.debug", 2, &["readonly", "fast"], &["RO"]),
+];
+
+/// Every command of the module as (name, arity, flags besides `module`, key spec flags).
+fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
+    let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
+        let mut flags = if write {
+            set_of(&["write", "denyoom"])
+        } else {
+            set_of(&["readonly"])
+        };
+        if fast {
+            flags.insert("fast".into());
+        }
+        (name, arity, flags, keys)
+    });
+    let cf = CF_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    bf.chain(cf).collect()
+}
+
 /// The text of a simple or bulk string.
 fn text(v: &Value) -> String {
     match v {
@@ -70,21 +108,14 @@ fn set_of(items: &[&str]) -> BTreeSet<String> {
 fn command_info_declares_arity_flags_and_key_specs() {
     let s = Server::start();
     let mut c = s.conn();
-    for (name, arity, write, fast, key_flags) in COMMANDS {
+    for (name, arity, mut want, key_flags) in all_commands() {
         let reply = raw(&mut c, &["COMMAND", "INFO", name]);
         let entry = &array(&reply)[0];
         let info = array(entry);
         assert!(info.len() >= 10, "{name}: COMMAND INFO entry {info:?}");
         assert_eq!(text(&info[0]), name);
         assert_eq!(info[1], Value::Int(arity), "{name}: arity");
-        let mut want = if write {
-            set_of(&["write", "denyoom", "module"])
-        } else {
-            set_of(&["readonly", "module"])
-        };
-        if fast {
-            want.insert("fast".into());
-        }
+        want.insert("module".into());
         assert_eq!(strings(&info[2]), want, "{name}: flags");
         assert_eq!(
             (&info[3], &info[4], &info[5]),
@@ -122,7 +153,7 @@ fn command_info_declares_arity_flags_and_key_specs() {
         &mut c,
         &["COMMAND", "LIST", "FILTERBY", "MODULE", "bf"],
     ));
-    let want: BTreeSet<String> = COMMANDS.iter().map(|c| c.0.to_string()).collect();
+    let want: BTreeSet<String> = all_commands().iter().map(|c| c.0.to_string()).collect();
     assert_eq!(listed, want, "COMMAND LIST FILTERBY MODULE bf");
 }
 
@@ -131,7 +162,7 @@ fn wrong_argument_counts_get_the_arity_error() {
     // With the arity declared, Redis itself refuses a wrong count, with the same text.
     let s = Server::start();
     let mut c = s.conn();
-    for (name, arity, _, _, _) in COMMANDS {
+    for (name, arity, ..) in all_commands() {
         let n = arity.unsigned_abs() as usize;
         let mut args: Vec<String> = vec![name.to_uppercase()];
         args.extend((1..n - 1).map(|i| format!("a{i}")));
@@ -156,7 +187,7 @@ fn wrong_argument_counts_get_the_arity_error() {
 fn command_docs_describe_every_command() {
     let s = Server::start();
     let mut c = s.conn();
-    for (name, ..) in COMMANDS {
+    for (name, ..) in all_commands() {
         let reply = raw(&mut c, &["COMMAND", "DOCS", name]);
         let docs = pairs(&reply);
         assert_eq!(docs.len(), 1, "{name}: COMMAND DOCS {reply:?}");
@@ -359,6 +390,13 @@ fn a_bloom_acl_category_if_listed_holds_the_commands() {
                 "{name} is not in @bloom: {members:?}"
             );
         }
+        let members = strings(&raw(&mut c, &["ACL", "CAT", "cuckoo"]));
+        for (name, ..) in CF_COMMANDS {
+            assert!(
+                members.contains(name),
+                "{name} is not in @cuckoo: {members:?}"
+            );
+        }
     }
     // +@all covers the module's commands, -@all removes them.
     expect_ok(
@@ -366,7 +404,7 @@ fn a_bloom_acl_category_if_listed_holds_the_commands() {
         &["ACL", "SETUSER", "none", "on", ">pw", "~*", "-@all"],
     );
     let mut n = conn_as(&s, "none", "pw");
-    for (name, arity, ..) in COMMANDS {
+    for (name, arity, ..) in all_commands() {
         // Exactly as many arguments as the arity asks (Redis checks the count first).
         let mut args = vec![name.to_uppercase(), "k".to_string()];
         args.extend((2..arity.unsigned_abs()).map(|i| format!("{i}")));

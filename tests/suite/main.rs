@@ -7,6 +7,11 @@
 mod acl;
 mod bad_args;
 mod batches;
+mod cf_config;
+mod cf_hostile;
+mod cf_load;
+mod cf_replay;
+mod cf_replication;
 mod cluster;
 mod commands;
 mod config;

@@ -25,6 +25,7 @@ pub mod rdb;
 pub mod redisbloom;
 pub mod redisbloom_model;
 pub mod reply;
+pub mod resp;
 pub mod vectors;
 
 use std::fs;

@@ -1,0 +1,65 @@
+//! CF.SCANDUMP and CF.LOADCHUNK: a filter as a 38-byte header plus its slot arrays, and
+//! back.
+//!
+//! Unlike RedisBloom, every LOADCHUNK call is replicated and reaches the AOF (RedisBloom
+//! sends only the header, so replicas and AOF reloads get filters with empty slots), its
+//! header is held to `bf.max-filter-bytes`, and a chunk past the end is refused rather than
+//! written into the last sub-filter.
+
+use redis_module::Context;
+
+use rsbloom_core::cuckoo::codec::scandump::{self, Load};
+use rsbloom_core::cuckoo::CuckooFilter;
+use rsbloom_core::error::{Error, Result};
+
+use super::{read_filter, store_filter, strict_int, write_filter};
+use crate::commands::argv::Arg;
+use crate::commands::reply::Reply;
+use crate::commands::{arity, notify, open_read, open_write};
+use crate::config;
+
+/// CF.SCANDUMP key iterator -> [next iterator, data], `[0, null]` at the end (at once for a
+/// filter that counts no items).
+pub fn scandump(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 3, 3, "cf.scandump")?;
+    let iter = strict_int(&argv[2])
+        .filter(|&it| it >= 0)
+        .ok_or(Error::CfInvalidPosition)?;
+    let key = open_read(ctx, &argv[1]);
+    let filter = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let (next, data) = scandump::dump_step(filter, iter, config::chunk_bytes())?;
+    let data = match data {
+        Some(bytes) => Reply::Bulk(bytes.into_owned()),
+        None => Reply::Null,
+    };
+    Ok(Reply::Array(vec![Reply::Int(next), data]))
+}
+
+/// CF.LOADCHUNK key iterator data: iterator 1 creates the key from a header, later
+/// iterators write a chunk of slots into it.
+pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+    arity(argv, 4, 4, "cf.loadchunk")?;
+    let iter = strict_int(&argv[2])
+        .filter(|&it| it != 0)
+        .ok_or(Error::CfInvalidPosition)?;
+    let key = open_write(ctx, &argv[1]);
+    let exists = write_filter(&key)?.is_some();
+    match (iter == 1, exists) {
+        (true, true) => return Err(Error::ItemExists),
+        (false, false) => return Err(Error::NotFound),
+        _ => {}
+    }
+    let limit = config::max_filter_bytes();
+    match scandump::parse_load(iter, argv[3].as_slice(), limit)? {
+        Load::Header(meta) => {
+            store_filter(&key, CuckooFilter::from_meta(&meta, limit)?)?;
+        }
+        Load::Data { offset, data } => {
+            let filter = write_filter(&key)?.ok_or(Error::NotFound)?;
+            filter.write_chunk(offset, data)?;
+        }
+    }
+    ctx.replicate_verbatim();
+    notify(ctx, c"cf.loadchunk", &argv[1]);
+    Ok(Reply::Ok)
+}

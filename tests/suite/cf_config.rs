@@ -1,0 +1,91 @@
+//! The cuckoo configs: RedisBloom's defaults, CONFIG SET changing what CF.ADD / CF.INSERT
+//! create and what CF.RESERVE defaults to, and the load argument `CF_MAX_EXPANSIONS`.
+
+use rsbloom_test_support as common;
+
+use common::*;
+use redis::Connection;
+
+fn debug(c: &mut Connection, key: &str) -> String {
+    String::from_utf8(as_bytes(&raw(c, &["CF.DEBUG", key]))).expect("text")
+}
+
+#[test]
+fn cuckoo_defaults_and_config_set() {
+    let s = Server::start();
+    let mut c = s.conn();
+    for (name, value) in [
+        ("bf.cf-bucket-size", "2"),
+        ("bf.cf-initial-size", "1024"),
+        ("bf.cf-max-iterations", "20"),
+        ("bf.cf-expansion-factor", "1"),
+        ("bf.cf-max-expansions", "32"),
+    ] {
+        assert_eq!(config_get(&mut c, name), value, "{name}");
+    }
+    expect_int(&mut c, &["CF.ADD", "a", "x"], 1);
+    assert_eq!(
+        debug(&mut c, "a"),
+        "bktsize:2 buckets:512 items:1 deletes:0 filters:1 max_iterations:20 expansion:1"
+    );
+    for (name, value) in [
+        ("bf.cf-bucket-size", "4"),
+        ("bf.cf-initial-size", "64"),
+        ("bf.cf-max-iterations", "7"),
+        ("bf.cf-expansion-factor", "3"),
+    ] {
+        expect_ok(&mut c, &["CONFIG", "SET", name, value]);
+    }
+    expect_int(&mut c, &["CF.ADD", "b", "x"], 1);
+    assert_eq!(
+        debug(&mut c, "b"),
+        "bktsize:4 buckets:16 items:1 deletes:0 filters:1 max_iterations:7 expansion:4"
+    );
+    expect_ints(
+        &mut c,
+        &["CF.INSERT", "i", "CAPACITY", "256", "ITEMS", "x"],
+        &[1],
+    );
+    assert_eq!(
+        debug(&mut c, "i"),
+        "bktsize:4 buckets:64 items:1 deletes:0 filters:1 max_iterations:7 expansion:4"
+    );
+    expect_ok(&mut c, &["CF.RESERVE", "r", "100", "BUCKETSIZE", "2"]);
+    assert_eq!(
+        debug(&mut c, "r"),
+        "bktsize:2 buckets:64 items:0 deletes:0 filters:1 max_iterations:7 expansion:4"
+    );
+    // Existing filters keep their parameters; bad values are refused.
+    assert!(debug(&mut c, "a").starts_with("bktsize:2 buckets:512 "));
+    for (name, value) in [
+        ("bf.cf-bucket-size", "0"),
+        ("bf.cf-bucket-size", "256"),
+        ("bf.cf-max-iterations", "65536"),
+        ("bf.cf-expansion-factor", "32769"),
+        ("bf.cf-max-expansions", "0"),
+        ("bf.cf-initial-size", "1"),
+    ] {
+        let v = raw(&mut c, &["CONFIG", "SET", name, value]);
+        assert!(err_of(&v).is_some(), "{name} {value} accepted");
+    }
+}
+
+#[test]
+fn the_cf_max_expansions_load_argument() {
+    let s = Server::start_with(ServerOpts::module_args(&["CF_MAX_EXPANSIONS", "2"]));
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.cf-max-expansions"), "2");
+    expect_ok(&mut c, &["CF.RESERVE", "k", "4", "MAXITERATIONS", "1"]);
+    let mut answers = Vec::new();
+    for i in 0..40 {
+        let item = format!("i{i}");
+        let v = raw(&mut c, &["CF.ADD", "k", &item]);
+        answers.push(err_of(&v).unwrap_or_default());
+    }
+    assert!(
+        answers.iter().any(|a| a == "Maximum expansions reached"),
+        "{answers:?}"
+    );
+    assert!(debug(&mut c, "k").contains(" filters:2 "));
+    assert!(Server::try_start(ServerOpts::module_args(&["CF_MAX_EXPANSIONS", "0"])).is_err());
+}

@@ -1,0 +1,197 @@
+//! The inputs that crash or nearly crash Redis 7.0.15 with RedisBloom v2.8.20
+//! (tests/vectors/redisbloom-cf/README.md, section 9) against a real server with rsbloom:
+//! each must get an error reply, the server must keep serving, and other keys must be
+//! intact. Also the other places where rsbloom refuses what RedisBloom gets wrong: a
+//! LOADCHUNK past the end, and growth past `bf.cf-max-expansions` within one command.
+
+use rsbloom_test_support as common;
+
+use common::rdb::{Frame, BAD_DATA, F};
+use common::*;
+use redis::{Connection, Value};
+
+const SET: &str = "redisbloom-cf";
+/// The error prefix of a filter over `bf.max-filter-bytes`.
+const TOO_LARGE: &str = "ERR filter would need";
+
+/// A CF key and a string that every hostile input must leave alone.
+fn witnesses(con: &mut Connection) -> Vec<u8> {
+    expect_ok(con, &["SET", "witness:str", "untouched"]);
+    expect_ok(con, &["CF.RESERVE", "witness:cf", "100"]);
+    let v = raw(con, &["CF.INSERT", "witness:cf", "ITEMS", "w1", "w2", "w3"]);
+    assert_eq!(as_ints(&v), vec![1, 1, 1]);
+    as_bytes(&raw(con, &["DUMP", "witness:cf"]))
+}
+
+fn check_witnesses(server: &mut Server, con: &mut Connection, dump: &[u8], case: &str) {
+    server.assert_alive();
+    assert_eq!(as_text(&raw(con, &["PING"])), "PONG", "{case}: no PONG");
+    assert_eq!(
+        as_text(&raw(con, &["GET", "witness:str"])),
+        "untouched",
+        "{case}"
+    );
+    assert_eq!(
+        as_bytes(&raw(con, &["DUMP", "witness:cf"])),
+        dump,
+        "{case}: witness:cf changed"
+    );
+}
+
+/// A LOADCHUNK header: items, buckets, deletes, sub-filters, bucket size, iterations,
+/// expansion.
+fn header(items: u64, buckets: u64, filters: u64, bucket_size: u16, expansion: u16) -> Vec<u8> {
+    let mut h = Vec::new();
+    for v in [items, buckets, 0, filters] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [bucket_size, 20, expansion] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    h
+}
+
+/// An `MBbloomCF` DUMP payload with these fields (framed like RedisBloom's own).
+fn payload(fields: &[F]) -> Vec<u8> {
+    let real = common::files::read_bytes(SET, "resp3.dump.bin");
+    Frame::from_dump(&real).payload(fields)
+}
+
+#[test]
+fn redisbloom_crash_inputs_are_error_replies() {
+    let mut server = Server::start();
+    let mut con = server.conn();
+    let dump = witnesses(&mut con);
+
+    // A keyword as the last argument (RedisBloom reads past argv: SIGSEGV).
+    for keyword in ["BUCKETSIZE", "MAXITERATIONS", "EXPANSION"] {
+        let args = ["CF.RESERVE", "k", "1000", "FOO", keyword];
+        expect_err(&mut con, &args, "ERR unknown option 'FOO'");
+        check_witnesses(&mut server, &mut con, &dump, keyword);
+    }
+    // Sizes RedisBloom tries to allocate and aborts on (or gets lazily).
+    for args in [
+        &["CF.RESERVE", "k", "1000000000000000"][..],
+        &[
+            "CF.INSERT",
+            "k",
+            "CAPACITY",
+            "1000000000000000",
+            "ITEMS",
+            "a",
+        ],
+        &["CF.RESERVE", "k", "1099511627776", "BUCKETSIZE", "1"],
+    ] {
+        expect_err_prefix(&mut con, args, TOO_LARGE);
+        assert!(!hostile::key_exists(&mut con, "k"), "{args:?} created k");
+        check_witnesses(&mut server, &mut con, &dump, &show_args(args));
+    }
+    // A LOADCHUNK header of 2^50 buckets.
+    let h = header(1, 1 << 50, 1, 2, 1);
+    let args: [&[u8]; 4] = [b"CF.LOADCHUNK", b"k", b"1", &h];
+    expect_err_prefix(&mut con, &args, TOO_LARGE);
+    check_witnesses(&mut server, &mut con, &dump, "LOADCHUNK 2^50 buckets");
+
+    // RESTORE with a short slot string (RedisBloom: assert, SIGABRT) and with bucket size 0
+    // (accepted by RedisBloom; the next CF.ADD divides by zero).
+    let good = [
+        F::U(1),
+        F::U(4),
+        F::U(8),
+        F::U(0),
+        F::U(2),
+        F::U(20),
+        F::U(0),
+        F::U(4),
+        F::S(vec![1; 8]),
+    ];
+    let v = rdb::restore(&mut con, "k", &payload(&good));
+    assert_eq!(v, Value::Okay, "the well-formed payload");
+    expect_int(&mut con, &["DEL", "k"], 1);
+    let mut short = good.to_vec();
+    short[8] = F::S(vec![1; 7]);
+    let mut zero = good.to_vec();
+    zero[4] = F::U(0);
+    zero[8] = F::S(Vec::new());
+    for (what, fields) in [("short slots", short), ("bucket size 0", zero)] {
+        let v = rdb::restore(&mut con, "k", &payload(&fields));
+        assert_eq!(err_of(&v).as_deref(), Some(BAD_DATA), "{what}: {v:?}");
+        expect_int(&mut con, &["CF.ADD", "k", "x"], 1);
+        expect_int(&mut con, &["DEL", "k"], 1);
+        check_witnesses(&mut server, &mut con, &dump, what);
+    }
+
+    // EXPANSION 32768 on 2^21 one-slot buckets: RedisBloom's first growth callocs 64 GiB
+    // (one kick per add, so the first growth comes soon).
+    expect_ok(
+        &mut con,
+        &[
+            "CF.RESERVE",
+            "k",
+            "2097152",
+            "BUCKETSIZE",
+            "1",
+            "MAXITERATIONS",
+            "1",
+            "EXPANSION",
+            "32768",
+        ],
+    );
+    let mut refused = None;
+    'fill: for batch in 0..1000 {
+        let items = gen_items(&format!("g{batch}:"), 0..1000);
+        let mut args: Vec<Vec<u8>> = vec![b"CF.INSERT".to_vec(), b"k".to_vec(), b"ITEMS".to_vec()];
+        args.extend(items.iter().cloned());
+        let answers = as_ints(&raw(&mut con, &args));
+        if let Some(at) = answers.iter().position(|&a| a == -1) {
+            refused = Some(items[at].clone());
+            break 'fill;
+        }
+    }
+    let item = refused.expect("the filter never needed to grow");
+    let args: [&[u8]; 3] = [b"CF.ADD", b"k", &item];
+    expect_err_prefix(&mut con, &args, TOO_LARGE);
+    let info = as_bytes(&raw(&mut con, &["CF.DEBUG", "k"]));
+    assert!(
+        String::from_utf8_lossy(&info).contains("filters:1 "),
+        "{info:?}"
+    );
+    expect_int(&mut con, &["DEL", "k"], 1);
+    check_witnesses(&mut server, &mut con, &dump, "EXPANSION 32768 growth");
+}
+
+#[test]
+fn loadchunk_past_the_end_and_growth_past_the_bound_are_refused() {
+    let mut server = Server::start();
+    let mut con = server.conn();
+    let dump = witnesses(&mut con);
+
+    // RedisBloom folds a chunk past the end back into the last sub-filter.
+    expect_ok(&mut con, &["CF.RESERVE", "s", "8"]);
+    expect_int(&mut con, &["CF.ADD", "s", "a"], 1);
+    let before = as_bytes(&raw(&mut con, &["DUMP", "s"]));
+    // 4 buckets of 2 slots: 8 bytes; iterator 8 + 2 + 1 puts 2 bytes at offset 8.
+    expect_err(
+        &mut con,
+        &["CF.LOADCHUNK", "s", "11", "ab"],
+        "Couldn't load chunk!",
+    );
+    assert_eq!(as_bytes(&raw(&mut con, &["DUMP", "s"])), before);
+
+    // One CF.INSERT may not grow past bf.cf-max-expansions (RedisBloom checks once).
+    expect_ok(&mut con, &["CONFIG", "SET", "bf.cf-max-expansions", "4"]);
+    expect_ok(&mut con, &["CF.RESERVE", "g", "4", "EXPANSION", "1"]);
+    let items = gen_items("grow:", 0..200);
+    let mut args: Vec<Vec<u8>> = vec![b"CF.INSERT".to_vec(), b"g".to_vec(), b"ITEMS".to_vec()];
+    args.extend(items.iter().cloned());
+    let answers = as_ints(&raw(&mut con, &args));
+    assert!(answers.contains(&-1), "the bound was never met");
+    let debug = String::from_utf8(as_bytes(&raw(&mut con, &["CF.DEBUG", "g"]))).unwrap();
+    assert!(debug.contains(" filters:4 "), "{debug}");
+    expect_err(
+        &mut con,
+        &["CF.ADD", "g", "more"],
+        "Maximum expansions reached",
+    );
+    check_witnesses(&mut server, &mut con, &dump, "bounds");
+}

@@ -1,0 +1,180 @@
+//! A raw RESP connection: commands out as RESP arrays, each reply back as the exact bytes
+//! the server sent (RESP2 or, after `HELLO 3`, RESP3), with no parsing beyond finding where
+//! the reply ends. For byte-for-byte comparisons with recorded replies.
+//!
+//! Also the escaping of the RedisBloom fixtures' `.tsv` files (`\\`, `\t`, `\n`, `\r`,
+//! `\xHH`).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+pub struct RawConn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl RawConn {
+    /// A RESP2 connection to the server on loopback `port`.
+    pub fn connect(port: u16) -> RawConn {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        stream.set_nodelay(true).expect("nodelay");
+        RawConn {
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
+    /// A connection that speaks RESP3 (`HELLO 3` sent, its reply dropped).
+    pub fn connect_resp3(port: u16) -> RawConn {
+        let mut c = RawConn::connect(port);
+        let hello = c.send(&[b"HELLO".as_slice(), b"3"]);
+        assert!(hello.starts_with(b"%"), "HELLO 3 answered {hello:?}");
+        c
+    }
+
+    /// Sends a command and returns its reply's exact bytes.
+    pub fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> Vec<u8> {
+        self.stream.write_all(&encode(args)).expect("write");
+        self.read_reply()
+    }
+
+    /// Sends all commands at once, then reads one reply per command.
+    pub fn pipeline<A: AsRef<[u8]>>(&mut self, cmds: &[Vec<A>]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for c in cmds {
+            out.extend(encode(c));
+        }
+        self.stream.write_all(&out).expect("write");
+        cmds.iter().map(|_| self.read_reply()).collect()
+    }
+
+    fn read_reply(&mut self) -> Vec<u8> {
+        loop {
+            if let Some(end) = reply_end(&self.buf, 0) {
+                return self.buf.drain(..end).collect();
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            let n = self.stream.read(&mut chunk).expect("read");
+            assert!(n > 0, "connection closed by the server");
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+}
+
+/// A command as a RESP array of bulk strings.
+pub fn encode<A: AsRef<[u8]>>(args: &[A]) -> Vec<u8> {
+    let mut out = format!("*{}\r\n", args.len()).into_bytes();
+    for a in args {
+        let a = a.as_ref();
+        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+/// The end of the line starting at `pos` (the index after its CRLF), and the line.
+fn line(b: &[u8], pos: usize) -> Option<(usize, &[u8])> {
+    let at = b.get(pos..)?.windows(2).position(|w| w == b"\r\n")?;
+    Some((pos + at + 2, &b[pos + 1..pos + at]))
+}
+
+fn number(text: &[u8]) -> i64 {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("bad RESP length {text:?}"))
+}
+
+/// Where the complete reply starting at `pos` ends, or `None` if more bytes are needed.
+pub fn reply_end(b: &[u8], pos: usize) -> Option<usize> {
+    let kind = *b.get(pos)?;
+    let (after, text) = line(b, pos)?;
+    match kind {
+        b'+' | b'-' | b':' | b'_' | b'#' | b',' | b'(' => Some(after),
+        b'$' | b'!' | b'=' => {
+            let len = number(text);
+            if len < 0 {
+                return Some(after);
+            }
+            let end = after + len as usize + 2;
+            (b.len() >= end).then_some(end)
+        }
+        b'*' | b'~' | b'>' | b'%' | b'|' => {
+            let n = number(text);
+            let n = if matches!(kind, b'%' | b'|') {
+                n * 2
+            } else {
+                n
+            };
+            let mut at = after;
+            for _ in 0..n.max(0) {
+                at = reply_end(b, at)?;
+            }
+            // An attribute is followed by the reply it annotates.
+            if kind == b'|' {
+                return reply_end(b, at);
+            }
+            Some(at)
+        }
+        other => panic!("unknown RESP type byte {other:#x}"),
+    }
+}
+
+/// The bytes of a bulk-string reply (`$n\r\n...\r\n`), `None` for any other reply.
+pub fn bulk_payload(reply: &[u8]) -> Option<&[u8]> {
+    if reply.first() != Some(&b'$') {
+        return None;
+    }
+    let (after, text) = line(reply, 0)?;
+    let len = usize::try_from(number(text)).ok()?;
+    reply.get(after..after + len)
+}
+
+/// The `.tsv` escaping undone.
+pub fn unescape(field: &str) -> Vec<u8> {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        match b[i + 1] {
+            b'\\' => out.push(b'\\'),
+            b't' => out.push(b'\t'),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b'x' => {
+                let hex = std::str::from_utf8(&b[i + 2..i + 4]).expect("hex");
+                out.push(u8::from_str_radix(hex, 16).expect("hex"));
+                i += 2;
+            }
+            other => panic!("unknown escape \\{}", other as char),
+        }
+        i += 2;
+    }
+    out
+}
+
+/// Bytes in the `.tsv` escaping (for messages and tables of expected replies).
+pub fn escape(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for &c in bytes {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            0x20..=0x7e => out.push(c as char),
+            _ => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out
+}
