@@ -12,25 +12,7 @@ use common::Server;
 
 const SET: &str = "redisbloom-cf";
 
-pub const CONFIGS: [&str; 17] = [
-    "default",
-    "autocreated",
-    "bs1",
-    "bs255",
-    "mi1_exp0",
-    "mimax_exp0",
-    "exp1_max",
-    "exp2",
-    "exp4",
-    "ops",
-    "binary",
-    "empty",
-    "large",
-    "errors",
-    "resp3",
-    "loadchunk",
-    "restore",
-];
+pub use common::files::REDISBLOOM_CF_CONFIGS as CONFIGS;
 
 /// What rsbloom answers instead of RedisBloom.
 enum Want {

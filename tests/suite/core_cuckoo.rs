@@ -10,8 +10,9 @@ use rsbloom_test_support as common;
 
 use std::collections::HashMap;
 
-use common::files::{self, unhex};
+use common::files::{self, unhex, REDISBLOOM_CF_CONFIGS as CONFIGS};
 use common::rdb::{Cursor, OP_EOF, OP_STRING, OP_UINT};
+use common::resp::unescape;
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::codec::rdb;
 use rsbloom_core::cuckoo::codec::scandump::{self, Load};
@@ -30,26 +31,6 @@ const REDISBLOOM_GROWTH: Limits = Limits {
     bytes: NO_LIMIT,
     max_expansions: MAX_FILTERS,
 };
-
-const CONFIGS: [&str; 17] = [
-    "default",
-    "autocreated",
-    "bs1",
-    "bs255",
-    "mi1_exp0",
-    "mimax_exp0",
-    "exp1_max",
-    "exp2",
-    "exp4",
-    "ops",
-    "binary",
-    "empty",
-    "large",
-    "errors",
-    "resp3",
-    "loadchunk",
-    "restore",
-];
 
 /// The CF commands of v2.8.20, as their arity errors name them.
 const COMMANDS: [&str; 14] = [
@@ -86,34 +67,6 @@ const DEVIATIONS: [(&str, u64, &str); 3] = [
 
 fn read(name: &str) -> String {
     files::read(SET, name)
-}
-
-/// The `.tsv` escaping: `\\`, `\t`, `\n`, `\r` and `\xHH`.
-fn unescape(field: &str) -> Vec<u8> {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        match b[i + 1] {
-            b'\\' => out.push(b'\\'),
-            b't' => out.push(b'\t'),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b'x' => {
-                let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 2;
-            }
-            other => panic!("unknown escape \\{}", other as char),
-        }
-        i += 2;
-    }
-    out
 }
 
 /// A reply as values: RESP2 and RESP3 nulls are one `Null`.

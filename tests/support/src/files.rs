@@ -33,6 +33,27 @@ pub const REDISBLOOM_CONFIGS: [&str; 9] = [
     "binary",
 ];
 
+/// The cuckoo configurations of `tests/vectors/redisbloom-cf/`.
+pub const REDISBLOOM_CF_CONFIGS: [&str; 17] = [
+    "default",
+    "autocreated",
+    "bs1",
+    "bs255",
+    "mi1_exp0",
+    "mimax_exp0",
+    "exp1_max",
+    "exp2",
+    "exp4",
+    "ops",
+    "binary",
+    "empty",
+    "large",
+    "errors",
+    "resp3",
+    "loadchunk",
+    "restore",
+];
+
 /// The folder of one set of vectors: `tests/vectors/<set>` (`guava`, `redisbloom`).
 pub fn dir(set: &str) -> PathBuf {
     super::workspace_root().join("tests/vectors").join(set)
