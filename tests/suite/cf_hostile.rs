@@ -195,3 +195,40 @@ fn loadchunk_past_the_end_and_growth_past_the_bound_are_refused() {
     );
     check_witnesses(&mut server, &mut con, &dump, "bounds");
 }
+
+/// Every literal input of RedisBloom's `crashes.tsv` (its steps as written; the growth
+/// cases' `a..b` item ranges are the fill of the test above), replayed in order against a
+/// real server: where RedisBloom died on a case's first step, the reply is an error; after
+/// every step the server answers and the witness keys are untouched.
+#[test]
+fn every_literal_input_of_crashes_tsv_is_answered() {
+    let mut server = Server::start();
+    let mut con = server.conn();
+    let dump = witnesses(&mut con);
+    let text = common::files::read("redisbloom-cf", "crashes.tsv");
+    let mut replayed = 0;
+    let mut case = String::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [name, step, outcome, command] = fields[..] else {
+            panic!("crashes.tsv: bad line {line:?}");
+        };
+        if name != case {
+            // Each case starts on an empty key.
+            raw(&mut con, &["DEL", "k"]);
+            case = name.to_string();
+        }
+        if command == "(end)" || command.contains("..") {
+            continue;
+        }
+        let args: Vec<Vec<u8>> = command.split(' ').map(common::resp::unescape).collect();
+        let v = raw(&mut con, &args);
+        let what = format!("{name} step {step}: {command:.60}");
+        if step == "1" && outcome.starts_with("server died") {
+            assert!(err_of(&v).is_some(), "{what}: answered {v:?}");
+        }
+        check_witnesses(&mut server, &mut con, &dump, &what);
+        replayed += 1;
+    }
+    assert_eq!(replayed, 17, "literal steps of crashes.tsv");
+}
