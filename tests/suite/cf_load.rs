@@ -1,13 +1,15 @@
-//! Each RedisBloom configuration of tests/vectors/redisbloom-cf loaded two ways, by RESTORE
-//! of `NAME.dump.bin` and by a CF.LOADCHUNK replay of `NAME.scandump.tsv`: every answer of
+//! Each RedisBloom configuration of tests/vectors/redisbloom-cf loaded four ways, by RESTORE
+//! of `NAME.dump.bin`, by a CF.LOADCHUNK replay of `NAME.scandump.tsv`, by a server started
+//! on RedisBloom's `all.rdb` and by one replaying its `all.base.aof`: every answer of
 //! `NAME.queries.tsv` (CF.EXISTS and CF.COUNT), CF.INFO, CF.DEBUG, MEMORY USAGE, TYPE as
-//! recorded, and DUMP (without RDB version and CRC) and SCANDUMP byte-identical.
+//! recorded, and DUMP (without RDB version and CRC) and SCANDUMP byte-identical. And
+//! `mixed.rdb`: cuckoo, Bloom and other keys in one file.
 
 use rsbloom_test_support as common;
 
 use common::files::{self, unhex};
 use common::resp::{bulk_payload, escape, unescape, RawConn};
-use common::Server;
+use common::{Server, ServerOpts};
 use serde_json::Value;
 
 use super::cf_replay::CONFIGS;
@@ -188,4 +190,81 @@ fn restore_and_loadchunk_give_redisbloom_filters() {
         ));
     }
     println!("{}", report.join("\n"));
+}
+
+/// A server started on RedisBloom's `all.rdb` (the 17 keys in one RDB file), and one
+/// replaying its `all.base.aof` (the AOF rewrite of the same keys as the base of a Redis 7
+/// AOF directory): every key as recorded.
+#[test]
+fn servers_start_on_redisbloom_rdb_and_aof() {
+    for source in ["all.rdb", "all.base.aof"] {
+        let aof = source.ends_with(".aof");
+        let opts = if aof {
+            ServerOpts::server_args(&["--appendonly", "yes"])
+        } else {
+            ServerOpts::default()
+        };
+        let bytes = files::read_bytes(SET, source);
+        let mut server = Server::start_prepared(opts, |dir| {
+            if aof {
+                let aof_dir = dir.join("appendonlydir");
+                std::fs::create_dir(&aof_dir).expect("appendonlydir");
+                std::fs::write(aof_dir.join("appendonly.aof.1.base.aof"), &bytes).expect("aof");
+                std::fs::write(
+                    aof_dir.join("appendonly.aof.manifest"),
+                    "file appendonly.aof.1.base.aof seq 1 type b\n",
+                )
+                .expect("manifest");
+            } else {
+                std::fs::write(dir.join("dump.rdb"), &bytes).expect("dump.rdb");
+            }
+        });
+        let mut con = RawConn::connect(server.port);
+        assert_eq!(
+            con.send(&[b"DBSIZE".as_slice()]),
+            int(CONFIGS.len() as i64),
+            "{source}: keys loaded"
+        );
+        for name in CONFIGS {
+            check_key(&mut con, name, source);
+        }
+        server.assert_alive();
+    }
+}
+
+/// RedisBloom's `mixed.rdb`: six cuckoo filters beside Bloom filters, strings (one of them
+/// holding bytes shaped like a cuckoo header) and a hash. Every key loads with its type, the
+/// cuckoo filters answer as recorded, and the Bloom filters' DUMP bodies are RedisBloom's.
+#[test]
+fn a_server_starts_on_redisbloom_mixed_rdb() {
+    let bytes = files::read_bytes(SET, "mixed.rdb");
+    let mut server = Server::start_prepared(ServerOpts::default(), |dir| {
+        std::fs::write(dir.join("dump.rdb"), &bytes).expect("dump.rdb");
+    });
+    let mut con = RawConn::connect(server.port);
+    let mixed: Value = serde_json::from_str(&files::read(SET, "mixed.json")).expect("json");
+    let keys = mixed["keys"].as_object().expect("keys");
+    assert_eq!(con.send(&[b"DBSIZE".as_slice()]), int(keys.len() as i64));
+    let mut cuckoo = 0;
+    for (key, want) in keys {
+        let kind = want["type"].as_str().expect("type");
+        let got = con.send(&[b"TYPE".as_slice(), key.as_bytes()]);
+        assert_eq!(got, format!("+{kind}\r\n").into_bytes(), "{key}: TYPE");
+        if kind == "MBbloomCF" {
+            check_key(&mut con, key, "mixed.rdb");
+            cuckoo += 1;
+        } else if kind == "MBbloom--" {
+            let dump = unhex(want["dump_hex"].as_str().expect("dump_hex"));
+            let got = con.send(&[b"DUMP".as_slice(), key.as_bytes()]);
+            let body = bulk_payload(&got).expect("DUMP bulk");
+            // The body, without the RDB version (2 bytes) and CRC (8) of the server.
+            assert_eq!(
+                escape(&body[..body.len() - 10]),
+                escape(&dump[..dump.len() - 10]),
+                "{key}: DUMP body"
+            );
+        }
+    }
+    assert_eq!(cuckoo, 6, "cuckoo keys in mixed.rdb");
+    server.assert_alive();
 }
