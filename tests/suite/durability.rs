@@ -45,9 +45,52 @@ impl Written {
     }
 }
 
-/// A writer thread: BF.ADD one by one (`batch == 1`) or BF.MADD batches to `key`, counting
-/// acknowledged items in `acks` (after recording them).
-fn writer(port: u16, key: &str, batch: usize, acks: Arc<AtomicUsize>) -> JoinHandle<Written> {
+/// The commands a filter family is written and checked with.
+#[derive(Clone, Copy)]
+struct Family {
+    /// One item: answers 1 (added) or 0 (probably present).
+    add: &'static str,
+    /// Many items after the key: an array of those answers.
+    add_many: &'static [&'static str],
+    /// The command that creates `d:madd` before the writers start.
+    reserve: &'static [&'static str],
+    /// What the AOF rewrite writes a filter as.
+    loadchunk: &'static str,
+}
+
+const BLOOM: Family = Family {
+    add: "BF.ADD",
+    add_many: &["BF.MADD"],
+    reserve: &["BF.RESERVE", "d:madd", "0.001", "5000", "EXPANSION", "3"],
+    loadchunk: "BF.LOADCHUNK",
+};
+
+/// Cuckoo filters: CF.ADD answers 1 for every add, CF.INSERT one answer per item; the batch
+/// filter starts small with bucket size 1, so the writes kick and grow.
+const CUCKOO: Family = Family {
+    add: "CF.ADD",
+    add_many: &["CF.INSERT", "ITEMS"],
+    reserve: &[
+        "CF.RESERVE",
+        "d:madd",
+        "4096",
+        "BUCKETSIZE",
+        "1",
+        "EXPANSION",
+        "2",
+    ],
+    loadchunk: "CF.LOADCHUNK",
+};
+
+/// A writer thread: single adds (`batch == 1`) or batches to `key`, counting acknowledged
+/// items in `acks` (after recording them).
+fn writer(
+    port: u16,
+    family: Family,
+    key: &str,
+    batch: usize,
+    acks: Arc<AtomicUsize>,
+) -> JoinHandle<Written> {
     let key = key.to_string();
     thread::spawn(move || {
         let client = redis::Client::open(format!("redis://127.0.0.1:{port}/")).unwrap();
@@ -69,8 +112,15 @@ fn writer(port: u16, key: &str, batch: usize, acks: Arc<AtomicUsize>) -> JoinHan
             let items: Vec<Vec<u8>> = (next..next + batch)
                 .map(|i| format!("{key}/item:{i}").into_bytes())
                 .collect();
-            let mut cmd = redis::cmd(if batch == 1 { "BF.ADD" } else { "BF.MADD" });
+            let mut cmd = redis::cmd(if batch == 1 {
+                family.add
+            } else {
+                family.add_many[0]
+            });
             cmd.arg(&key);
+            if batch > 1 {
+                cmd.arg(&family.add_many[1..]);
+            }
             for it in &items {
                 cmd.arg(it.as_slice());
             }
@@ -112,13 +162,13 @@ struct Stream {
 }
 
 impl Stream {
-    fn start(server: &Server) -> Stream {
+    fn start(server: &Server, family: Family) -> Stream {
         let pid = server_pid(&mut server.conn());
         let adds = Arc::new(AtomicUsize::new(0));
         let madds = Arc::new(AtomicUsize::new(0));
         let handles = vec![
-            writer(server.port, "d:add", 1, adds.clone()),
-            writer(server.port, "d:madd", MADD_BATCH, madds.clone()),
+            writer(server.port, family, "d:add", 1, adds.clone()),
+            writer(server.port, family, "d:madd", MADD_BATCH, madds.clone()),
         ];
         Stream {
             pid,
@@ -176,11 +226,17 @@ impl Stream {
 /// Every acknowledged item among the first `prefix[i]` of writer `i` answers 1, and BF.CARD
 /// is at least the adds among them that answered 1 and at most every add sent. Returns the
 /// number of items checked.
-fn verify(c: &mut Connection, written: &[Written], prefix: &[usize]) -> usize {
+fn verify(c: &mut Connection, family: Family, written: &[Written], prefix: &[usize]) -> usize {
     let mut checked = 0;
     for (w, &n) in written.iter().zip(prefix) {
         let items: Vec<Vec<u8>> = w.acked[..n].iter().map(|(it, _)| it.clone()).collect();
-        let answers = mexists_all(c, &w.key, &items);
+        let answers = if family.add == "BF.ADD" {
+            mexists_all(c, &w.key, &items)
+        } else {
+            let mut args: Vec<&[u8]> = vec![b"CF.MEXISTS", w.key.as_bytes()];
+            args.extend(items.iter().map(Vec::as_slice));
+            as_ints(&raw(c, &args))
+        };
         let lost: Vec<String> = items
             .iter()
             .zip(&answers)
@@ -194,16 +250,31 @@ fn verify(c: &mut Connection, written: &[Written], prefix: &[usize]) -> usize {
             w.key,
             &lost[..lost.len().min(5)]
         );
-        let got = card(c, &w.key);
+        let got = if family.add == "BF.ADD" {
+            card(c, &w.key)
+        } else {
+            // CF.INFO: names and values in turn.
+            let info = match raw(c, &["CF.INFO", &w.key]) {
+                Value::Array(fields) => fields,
+                other => panic!("CF.INFO {}: {other:?}", w.key),
+            };
+            let at = info
+                .iter()
+                .position(
+                    |f| matches!(f, Value::SimpleString(n) if n == "Number of items inserted"),
+                )
+                .expect("items inserted");
+            as_int(&info[at + 1])
+        };
         let at_least = w.ones_in(n);
         let at_most = w.ones_in(w.acked.len()) + w.in_flight as i64;
         assert!(
             got >= at_least && got <= at_most,
-            "BF.CARD {} is {got}, expected between {at_least} and {at_most}",
+            "the count of {} is {got}, expected between {at_least} and {at_most}",
             w.key
         );
         eprintln!(
-            "{}: {n} acknowledged items checked, 0 lost; BF.CARD {got} (>= {at_least})",
+            "{}: {n} acknowledged items checked, 0 lost; count {got} (>= {at_least})",
             w.key
         );
         checked += n;
@@ -213,7 +284,7 @@ fn verify(c: &mut Connection, written: &[Written], prefix: &[usize]) -> usize {
 
 /// The AOF scenario: writers, a BGREWRITEAOF during the writes, more writes, kill -9 while
 /// writing, restart from the AOF, check every acknowledged item.
-fn aof_scenario(preamble: bool) {
+fn aof_scenario(family: Family, preamble: bool) {
     let opts = ServerOpts {
         server_args: [
             "--appendonly",
@@ -231,13 +302,10 @@ fn aof_scenario(preamble: bool) {
     };
     let mut server = Server::start_with(opts);
     let mut c = server.conn();
-    expect_ok(
-        &mut c,
-        &["BF.RESERVE", "d:madd", "0.001", "5000", "EXPANSION", "3"],
-    );
-    // d:add is created by the first BF.ADD, with the configured defaults (many layers).
+    expect_ok(&mut c, family.reserve);
+    // d:add is created by the first add, with the configured defaults (many layers).
 
-    let stream = Stream::start(&server);
+    let stream = Stream::start(&server, family);
     stream.wait_acks(500, 5000);
     expect_ok_or_started(&mut c, &["BGREWRITEAOF"]);
     wait_for_aof_rewrite_within(&mut c, Duration::from_secs(120));
@@ -260,8 +328,9 @@ fn aof_scenario(preamble: bool) {
         assert!(base.ends_with(".base.aof"), "base file {base}");
         let text = String::from_utf8_lossy(&bytes);
         assert!(
-            text.matches("BF.LOADCHUNK").count() >= 4,
-            "{base} holds no BF.LOADCHUNK commands"
+            text.matches(family.loadchunk).count() >= 4,
+            "{base} holds no {} commands",
+            family.loadchunk
         );
     }
 
@@ -275,7 +344,7 @@ fn aof_scenario(preamble: bool) {
         common::faults::tail(&log, 30)
     );
     let prefix: Vec<usize> = written.iter().map(|w| w.acked.len()).collect();
-    let checked = verify(&mut c, &written, &prefix);
+    let checked = verify(&mut c, family, &written, &prefix);
     assert!(checked >= 1800 + 18_000, "only {checked} items checked");
     eprintln!(
         "AOF (preamble {preamble}): {checked} acknowledged items all present after \
@@ -299,23 +368,26 @@ fn expect_ok_or_started(c: &mut Connection, args: &[&str]) {
 
 #[test]
 fn aof_with_rdb_preamble_survives_kill_9() {
-    aof_scenario(true);
+    aof_scenario(BLOOM, true);
 }
 
 #[test]
 fn aof_without_preamble_survives_kill_9() {
-    aof_scenario(false);
+    aof_scenario(BLOOM, false);
+}
+
+/// The same for cuckoo filters, through an AOF rewrite into CF.LOADCHUNK chunks.
+#[test]
+fn cuckoo_aof_without_preamble_survives_kill_9() {
+    aof_scenario(CUCKOO, false);
 }
 
 #[test]
 fn rdb_snapshot_survives_kill_9() {
     let mut server = Server::start();
     let mut c = server.conn();
-    expect_ok(
-        &mut c,
-        &["BF.RESERVE", "d:madd", "0.001", "5000", "EXPANSION", "3"],
-    );
-    let stream = Stream::start(&server);
+    expect_ok(&mut c, BLOOM.reserve);
+    let stream = Stream::start(&server, BLOOM);
     stream.wait_acks(1000, 10_000);
     let saves = info_int(&mut c, "persistence", "rdb_saves");
     // Everything acknowledged before BGSAVE is sent is in the forked snapshot.
@@ -348,7 +420,7 @@ fn rdb_snapshot_survives_kill_9() {
         "the restart did not load the RDB:\n{}",
         common::faults::tail(&log, 30)
     );
-    let checked = verify(&mut c, &written, &[before.0, before.1]);
+    let checked = verify(&mut c, BLOOM, &written, &[before.0, before.1]);
     assert!(checked >= 11_000, "only {checked} items checked");
     eprintln!(
         "RDB: {checked} items acknowledged before BGSAVE all present after kill -9 \
