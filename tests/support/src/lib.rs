@@ -53,6 +53,26 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The server program the fixture starts: `$REDIS_SERVER` (a path or a name looked up in
+/// PATH), else `redis-server`. `make test-servers` runs the suite once per installed server
+/// (Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1) this way; the environment, `LD_LIBRARY_PATH`
+/// included, is inherited by the process.
+pub fn server_program() -> String {
+    std::env::var("REDIS_SERVER")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-server".to_string())
+}
+
+/// The command-line client the fixtures run (`--cluster create`, reshard, check):
+/// `$REDIS_CLI`, else `redis-cli`.
+pub fn cli_program() -> String {
+    std::env::var("REDIS_CLI")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-cli".to_string())
+}
+
 /// The module file under test: `$RSBLOOM_MODULE`, else the workspace's release build.
 pub fn module_path() -> PathBuf {
     let path = match std::env::var_os("RSBLOOM_MODULE") {
@@ -205,7 +225,7 @@ impl Server {
             let stdout = fs::File::create(dir.path().join(format!("stdout-{port}.txt")))
                 .map_err(|e| format!("create stdout file: {e}"))?;
             let stderr = stdout.try_clone().map_err(|e| e.to_string())?;
-            let mut cmd = Command::new("redis-server");
+            let mut cmd = Command::new(server_program());
             cmd.arg("--port")
                 .arg(port.to_string())
                 .arg("--bind")
@@ -233,7 +253,7 @@ impl Server {
             cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
             let child = cmd
                 .spawn()
-                .map_err(|e| format!("cannot run redis-server: {e}"))?;
+                .map_err(|e| format!("cannot run {}: {e}", server_program()))?;
             let mut server = Server {
                 child: Some(child),
                 port,
