@@ -48,7 +48,7 @@ test-servers: deps
 	for s in $(SERVERS); do \
 		echo "=== $$s"; start=$$(date +%s); \
 		if ( set -a; . target/servers/$$s.env; set +a; \
-		     $(CARGO) test --release --workspace --all-targets ) >target/servers/$$s.log 2>&1; \
+		     $(CARGO) test --release --workspace --all-targets --no-fail-fast ) >target/servers/$$s.log 2>&1; \
 		then r=pass; else r=FAIL; fail=1; fi; \
 		counts=$$(grep -E '^test result:' target/servers/$$s.log | awk \
 			'{p+=$$4; f+=$$6; i+=$$8} END {printf "%d passed, %d failed, %d ignored", p, f, i}'); \

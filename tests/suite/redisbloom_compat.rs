@@ -169,13 +169,28 @@ fn verify(c: &mut Connection, cfg: &Config, path: &str, r: &mut Report) {
         );
     } else {
         let overhead = redisbloom::key_overhead(c, key.len());
-        r.check_eq(
-            key,
-            path,
-            "MEMORY USAGE minus the server's overhead",
-            &Value::Int(as_int(&raw(c, &["MEMORY", "USAGE", key])) - overhead),
-            &Value::Int(redisbloom::recorded_info_size(&cfg.info)),
-        );
+        let share = as_int(&raw(c, &["MEMORY", "USAGE", key])) - overhead;
+        let want = redisbloom::recorded_info_size(&cfg.info);
+        // With libc malloc (the Valkey builds) the usable size of the server's own allocation
+        // for a key depends on how it was allocated, not only on the name: exp4 replayed from
+        // an AOF measured 16 bytes more on Valkey 9.1 than a fresh filter's key. So there the
+        // share may exceed RedisBloom's by up to one 16-byte malloc step; with jemalloc it
+        // must be exact.
+        let slack = if redisbloom::server_allocator(c).starts_with("libc") {
+            16
+        } else {
+            0
+        };
+        if !(want..=want + slack).contains(&share) {
+            r.fail(
+                key,
+                path,
+                format!(
+                    "MEMORY USAGE minus the server's overhead ({overhead}): got {share}, \
+                     expected {want} (+ up to {slack})"
+                ),
+            );
+        }
     }
 
     // The module's bytes of the DUMP (its RDB value): RedisBloom's were recorded on Redis

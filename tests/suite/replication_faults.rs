@@ -133,9 +133,11 @@ fn cut_link_heals_with_a_partial_resync() {
         "replica log does not show a partial resync:\n{}",
         common::faults::tail(&log, 30)
     );
-    assert_eq!(
-        log_count(&log, "Full resync from master"),
-        1,
+    // One full sync in all is the primary's sync_full above (1 before the cut, unchanged
+    // after). The replica's log says so too where the server logs full syncs this way:
+    // Redis 8's RDB-channel replication writes no "Full resync from master" line at all.
+    assert!(
+        log_count(&log, "Full resync from master") <= 1,
         "replica did more than its first full sync:\n{log}"
     );
 
@@ -326,7 +328,8 @@ fn full_resync_of_a_filter_over_200_mb() {
     let diskless = started.elapsed();
     wait_replica(&mut p);
     assert_eq!(info_int(&mut p, "stats", "sync_full"), full_before + 1);
-    assert!(log_count(&replica.log_text(), "Full resync from master") > 0);
+    // (The full sync is the primary's sync_full above; Redis 8's RDB-channel replication
+    // logs it without a "Full resync from master" line.)
 
     let started = Instant::now();
     let probes = gen_items("probe:", 0..100_000);

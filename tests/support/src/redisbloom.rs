@@ -308,6 +308,11 @@ pub fn is_recording_server(con: &mut Connection) -> bool {
     !valkey && version.starts_with("7.0.") && allocator.starts_with("jemalloc")
 }
 
+/// The server's allocator as INFO memory names it (`jemalloc-5.3.0`, `libc`).
+pub fn server_allocator(con: &mut Connection) -> String {
+    crate::reply::info_field(con, "memory", "mem_allocator").unwrap_or_default()
+}
+
 /// The server's own share of `MEMORY USAGE` for a key whose name is `name_len` bytes long
 /// (the key's allocation and its table entry, rounded by the allocator): measured on this
 /// server as MEMORY USAGE minus BF.INFO Size of a fresh filter under an unused name of that
