@@ -294,7 +294,17 @@ impl Server {
             if let Ok(client) = redis::Client::open(self.url()) {
                 if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_secs(1)) {
                     let pong: redis::RedisResult<String> = redis::cmd("PING").query(&mut con);
-                    if matches!(pong.as_deref(), Ok("PONG")) {
+                    // Only our own process counts: between free_port() and the bind another
+                    // test's server may have taken the port (ours then exits, and is retried).
+                    let ours = self.child.as_ref().map(|c| c.id().to_string());
+                    let info: redis::RedisResult<String> =
+                        redis::cmd("INFO").arg("server").query(&mut con);
+                    let pid = info.ok().and_then(|text| {
+                        text.lines()
+                            .find_map(|l| l.strip_prefix("process_id:"))
+                            .map(|p| p.trim().to_string())
+                    });
+                    if matches!(pong.as_deref(), Ok("PONG")) && (ours.is_none() || pid == ours) {
                         return Ok(());
                     }
                 }
