@@ -6,6 +6,8 @@
 #   make lint        rustfmt and clippy, warnings are errors
 #   make bench       Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz        coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
+#   make test-servers  the whole suite once per server: Redis 7.0 (Debian), 7.4, 8.2, Valkey 8.1,
+#                    9.1 (tools/servers.sh installs them into target/servers/; SERVERS=... picks)
 #   make test-slow   build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 #   make test-guava  filters exported by rsbloom-cli read by the real Guava (installs a JDK and
 #                    Guava with apt if missing; the Java side is tools/guava/GuavaProbe.java)
@@ -32,6 +34,29 @@ deps: deps-build deps-server
 test: deps
 	$(CARGO) build --release --workspace --all-targets
 	$(CARGO) test --release --workspace --all-targets
+
+# Every server users run. tools/servers.sh installs each into target/servers/ (nothing on the
+# system changes) and writes target/servers/<name>.env (REDIS_SERVER, REDIS_CLI,
+# LD_LIBRARY_PATH); the suite, built once, is run once per server and a summary printed.
+# Logs: target/servers/<name>.log.
+SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
+.PHONY: test-servers
+test-servers: deps
+	tools/servers.sh $(SERVERS)
+	$(CARGO) build --release --workspace --all-targets
+	@fail=0; summary=""; \
+	for s in $(SERVERS); do \
+		echo "=== $$s"; start=$$(date +%s); \
+		if ( set -a; . target/servers/$$s.env; set +a; \
+		     $(CARGO) test --release --workspace --all-targets --no-fail-fast ) >target/servers/$$s.log 2>&1; \
+		then r=pass; else r=FAIL; fail=1; fi; \
+		counts=$$(grep -E '^test result:' target/servers/$$s.log | awk \
+			'{p+=$$4; f+=$$6; i+=$$8} END {printf "%d passed, %d failed, %d ignored", p, f, i}'); \
+		line="$$s: $$r ($$counts, $$(( $$(date +%s) - start ))s)"; echo "$$line"; \
+		grep -E '^    [a-z_:0-9]+$$' target/servers/$$s.log | sed 's/^/    failed: /' || true; \
+		summary="$$summary$$line\n"; \
+	done; \
+	printf "\n== test-servers\n$$summary"; exit $$fail
 
 # The tests marked #[ignore] because they take minutes and gigabytes (not part of `make test`).
 test-slow: deps

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::files::unhex;
+use common::rdb::dump_body;
 use common::{as_int, bf_debug, digest_value, raw, Server, TempDir};
 use redis::Connection;
 
@@ -548,8 +549,16 @@ fn redisbloom_filters_dump_restore_and_copy_byte_for_byte() {
         for (con, key) in [(&mut s.conn(), copy.as_str()), (&mut t.conn(), name)] {
             let typ = raw(con, &["TYPE", key]);
             assert_eq!(typ, redis::Value::SimpleString("MBbloom--".into()), "{key}");
+            // The value's bytes; the footer (RDB version, CRC) is the server's, and the
+            // vectors' were written by Redis 7.0.
             let dumped = raw(con, &["DUMP", key]);
-            assert_eq!(dumped, redis::Value::BulkString(payload.clone()), "{key}");
+            let redis::Value::BulkString(dumped) = dumped else {
+                panic!("{key}: DUMP answered {dumped:?}");
+            };
+            assert!(
+                dump_body(&dumped) == dump_body(&payload),
+                "{key}: DUMP differs"
+            );
         }
         let out = cli(
             &s.url(),

@@ -6,7 +6,7 @@
 
 use rsbloom_test_support as common;
 
-use common::faults::{attach_replica, info_int, wait_until};
+use common::faults::{attach_replica, info_int, log_count, wait_until};
 use common::*;
 use redis::{Connection, Value};
 use std::time::{Duration, Instant};
@@ -125,16 +125,19 @@ fn cut_link_heals_with_a_partial_resync() {
         full_syncs,
         "the link was healed with a full resync"
     );
+    // The replica's log lines, in Redis's words or Valkey's ("primary" for "master").
     let log = replica.log_text();
     assert!(
-        log.contains("Master accepted a Partial Resynchronization")
-            && log.contains("Successful partial resynchronization with master"),
+        log_count(&log, "Master accepted a Partial Resynchronization") > 0
+            && log_count(&log, "Successful partial resynchronization with master") > 0,
         "replica log does not show a partial resync:\n{}",
         common::faults::tail(&log, 30)
     );
-    assert_eq!(
-        log.matches("Full resync from master").count(),
-        1,
+    // One full sync in all is the primary's sync_full above (1 before the cut, unchanged
+    // after). The replica's log says so too where the server logs full syncs this way:
+    // Redis 8's RDB-channel replication writes no "Full resync from master" line at all.
+    assert!(
+        log_count(&log, "Full resync from master") <= 1,
         "replica did more than its first full sync:\n{log}"
     );
 
@@ -325,7 +328,8 @@ fn full_resync_of_a_filter_over_200_mb() {
     let diskless = started.elapsed();
     wait_replica(&mut p);
     assert_eq!(info_int(&mut p, "stats", "sync_full"), full_before + 1);
-    assert!(replica.log_text().contains("Full resync from master"));
+    // (The full sync is the primary's sync_full above; Redis 8's RDB-channel replication
+    // logs it without a "Full resync from master" line.)
 
     let started = Instant::now();
     let probes = gen_items("probe:", 0..100_000);
@@ -352,6 +356,7 @@ fn full_resync_of_a_filter_over_200_mb() {
         .find_map(|l| {
             l.split("MASTER <-> REPLICA sync: receiving ")
                 .nth(1)
+                .or_else(|| l.split("PRIMARY <-> REPLICA sync: receiving ").nth(1))
                 .and_then(|rest| rest.split(' ').next())
                 .and_then(|n| n.parse().ok())
         })

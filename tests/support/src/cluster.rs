@@ -173,7 +173,7 @@ impl Cluster {
 
     /// Run `redis-cli` with these arguments (time limit `CLI_TIMEOUT`).
     pub fn cli(&self, args: &[String]) -> Ran {
-        run_with_timeout("redis-cli", args, self.work.path(), CLI_TIMEOUT)
+        run_with_timeout(&crate::cli_program(), args, self.work.path(), CLI_TIMEOUT)
     }
 
     /// Every node's server (killed ones too).

@@ -190,3 +190,24 @@ pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
+
+/// A log text in Valkey's words: Valkey 8 and later write "primary" ("Primary", "PRIMARY")
+/// in its replication log lines where Redis writes "master"; the events are the same.
+pub fn valkey_words(redis_text: &str) -> String {
+    redis_text
+        .replace("master", "primary")
+        .replace("Master", "Primary")
+        .replace("MASTER", "PRIMARY")
+}
+
+/// How many times a replication log line given in Redis's words shows in `log`, in the words
+/// of whichever server wrote it (see [`valkey_words`]).
+pub fn log_count(log: &str, redis_text: &str) -> usize {
+    let valkey = valkey_words(redis_text);
+    let n = log.matches(redis_text).count();
+    if valkey == redis_text {
+        n
+    } else {
+        n + log.matches(valkey.as_str()).count()
+    }
+}

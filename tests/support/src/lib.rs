@@ -54,6 +54,26 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The server program the fixture starts: `$REDIS_SERVER` (a path or a name looked up in
+/// PATH), else `redis-server`. `make test-servers` runs the suite once per installed server
+/// (Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1) this way; the environment, `LD_LIBRARY_PATH`
+/// included, is inherited by the process.
+pub fn server_program() -> String {
+    std::env::var("REDIS_SERVER")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-server".to_string())
+}
+
+/// The command-line client the fixtures run (`--cluster create`, reshard, check):
+/// `$REDIS_CLI`, else `redis-cli`.
+pub fn cli_program() -> String {
+    std::env::var("REDIS_CLI")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-cli".to_string())
+}
+
 /// The module file under test: `$RSBLOOM_MODULE`, else the workspace's release build.
 pub fn module_path() -> PathBuf {
     let path = match std::env::var_os("RSBLOOM_MODULE") {
@@ -206,7 +226,7 @@ impl Server {
             let stdout = fs::File::create(dir.path().join(format!("stdout-{port}.txt")))
                 .map_err(|e| format!("create stdout file: {e}"))?;
             let stderr = stdout.try_clone().map_err(|e| e.to_string())?;
-            let mut cmd = Command::new("redis-server");
+            let mut cmd = Command::new(server_program());
             cmd.arg("--port")
                 .arg(port.to_string())
                 .arg("--bind")
@@ -234,7 +254,7 @@ impl Server {
             cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
             let child = cmd
                 .spawn()
-                .map_err(|e| format!("cannot run redis-server: {e}"))?;
+                .map_err(|e| format!("cannot run {}: {e}", server_program()))?;
             let mut server = Server {
                 child: Some(child),
                 port,
@@ -275,7 +295,17 @@ impl Server {
             if let Ok(client) = redis::Client::open(self.url()) {
                 if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_secs(1)) {
                     let pong: redis::RedisResult<String> = redis::cmd("PING").query(&mut con);
-                    if matches!(pong.as_deref(), Ok("PONG")) {
+                    // Only our own process counts: between free_port() and the bind another
+                    // test's server may have taken the port (ours then exits, and is retried).
+                    let ours = self.child.as_ref().map(|c| c.id().to_string());
+                    let info: redis::RedisResult<String> =
+                        redis::cmd("INFO").arg("server").query(&mut con);
+                    let pid = info.ok().and_then(|text| {
+                        text.lines()
+                            .find_map(|l| l.strip_prefix("process_id:"))
+                            .map(|p| p.trim().to_string())
+                    });
+                    if matches!(pong.as_deref(), Ok("PONG")) && (ours.is_none() || pid == ours) {
                         return Ok(());
                     }
                 }

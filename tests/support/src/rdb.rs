@@ -24,6 +24,29 @@ pub const OP_FLOAT: u8 = 3;
 pub const OP_DOUBLE: u8 = 4;
 pub const OP_STRING: u8 = 5;
 
+/// The module's part of a DUMP payload: everything before the server's 10-byte footer (the
+/// RDB version, 2 bytes, and the CRC-64, 8 bytes), i.e. the type byte, the module id, the
+/// fields the module's `rdb_save` wrote and the module EOF opcode. The footer is the server's:
+/// the RDB version is 10 on Redis 7.0, 11 on Valkey 8, 12 on Redis 7.4 / 8.2, 80 on Valkey 9,
+/// and the CRC covers it. Panics unless the CRC is right for the bytes before it, so a body
+/// taken from a real DUMP is one the server sealed whole.
+pub fn dump_body(payload: &[u8]) -> &[u8] {
+    assert!(payload.len() > 10, "DUMP payload too short: {payload:?}");
+    let (sealed, crc) = payload.split_at(payload.len() - 8);
+    assert_eq!(
+        crc64(sealed).to_le_bytes(),
+        crc,
+        "DUMP payload with a wrong CRC-64"
+    );
+    &sealed[..sealed.len() - 2]
+}
+
+/// The RDB version in a DUMP payload's footer (the server's, not the module's).
+pub fn dump_rdb_version(payload: &[u8]) -> u16 {
+    let n = payload.len();
+    u16::from_le_bytes([payload[n - 10], payload[n - 9]])
+}
+
 /// Redis's CRC-64 (Jones polynomial, reflected, init 0, no final xor), bit by bit.
 pub fn crc64(bytes: &[u8]) -> u64 {
     // 0xad93d23594c935a9 with its 64 bits in reverse order.

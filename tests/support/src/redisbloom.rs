@@ -2,8 +2,9 @@
 //! README.md), and collecting mismatches so a test can report all of them before it fails.
 
 use super::files::{self, unhex};
+use super::reply::{as_int, info_value, memory_usage, raw};
 use super::Chunk;
-use redis::Value;
+use redis::{Connection, Value};
 use serde_json::Value as Json;
 use std::path::PathBuf;
 
@@ -295,4 +296,55 @@ pub fn bytes_diff(got: &[u8], want: &[u8]) -> String {
         window(got),
         window(want)
     )
+}
+
+/// Whether this server is the kind the vectors were recorded on (Redis 7.0 with jemalloc),
+/// whose figures of its own (MEMORY USAGE's share for the key) match the recorded ones.
+pub fn is_recording_server(con: &mut Connection) -> bool {
+    let version = crate::reply::info_field(con, "server", "redis_version").unwrap_or_default();
+    let valkey =
+        crate::reply::info_field(con, "server", "server_name").is_some_and(|n| n == "valkey");
+    let allocator = crate::reply::info_field(con, "memory", "mem_allocator").unwrap_or_default();
+    !valkey && version.starts_with("7.0.") && allocator.starts_with("jemalloc")
+}
+
+/// The server's allocator as INFO memory names it (`jemalloc-5.3.0`, `libc`).
+pub fn server_allocator(con: &mut Connection) -> String {
+    crate::reply::info_field(con, "memory", "mem_allocator").unwrap_or_default()
+}
+
+/// The server's own share of `MEMORY USAGE` for a key whose name is `name_len` bytes long
+/// (the key's allocation and its table entry, rounded by the allocator): measured on this
+/// server as MEMORY USAGE minus BF.INFO Size of a fresh filter under an unused name of that
+/// length, deleted afterwards.
+pub fn key_overhead(con: &mut Connection, name_len: usize) -> i64 {
+    let name = (0..name_len)
+        .map(|i| if i == 0 { '~' } else { '#' })
+        .collect::<String>();
+    assert_eq!(
+        as_int(&raw(con, &["EXISTS", &name])),
+        0,
+        "overhead probe {name:?} exists"
+    );
+    let v = raw(con, &["BF.RESERVE", &name, "0.01", "100"]);
+    assert_eq!(v, Value::Okay, "BF.RESERVE {name}");
+    let usage = memory_usage(con, &name);
+    let size = as_int(&info_value(con, &name, "Size"));
+    raw(con, &["DEL", &name]);
+    usage - size
+}
+
+/// The `Size` field of a recorded BF.INFO reply (RESP2: names and values in turn).
+pub fn recorded_info_size(info: &Value) -> i64 {
+    let Value::Array(items) = info else {
+        panic!("recorded BF.INFO is not an array: {info:?}")
+    };
+    items
+        .chunks(2)
+        .find(|p| {
+            matches!(&p[0], Value::SimpleString(s) if s == "Size")
+                || matches!(&p[0], Value::BulkString(b) if b == b"Size")
+        })
+        .map(|p| as_int(&p[1]))
+        .unwrap_or_else(|| panic!("recorded BF.INFO has no Size: {info:?}"))
 }
