@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_long, CString};
 
-use redis_module::{raw, Context};
+use redis_module::{raw, Context, ContextFlags};
 
 use rsbloom_core::error::Error;
 
@@ -26,6 +26,18 @@ pub enum Reply {
 fn simple(ctx: &Context, text: &str) {
     let text = CString::new(text).unwrap_or_default();
     raw::reply_with_simple_string(ctx.ctx, text.as_ptr());
+}
+
+/// True when the client speaks RESP3 (some replies differ in shape).
+pub fn resp3(ctx: &Context) -> bool {
+    ctx.get_flags().contains(ContextFlags::FLAGS_RESP3)
+}
+
+impl Reply {
+    /// An integer reply of a count that may exceed what RESP integers hold: clamped.
+    pub fn count(n: u64) -> Reply {
+        Reply::Int(n.min(i64::MAX as u64) as i64)
+    }
 }
 
 pub fn send(ctx: &Context, reply: &Reply) {

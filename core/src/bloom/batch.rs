@@ -6,6 +6,7 @@ use super::lanes;
 use super::probe::ItemHash;
 use super::Chain;
 use crate::error::Result;
+use crate::memory::ahead::with_ahead;
 
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
 const PREFETCH_MIN_BYTES: u64 = 2 << 20;
@@ -36,18 +37,15 @@ impl Chain {
         prefetch: bool,
         mut each: impl FnMut(Result<bool>),
     ) {
-        let prefetch = prefetch && hashes.len() > 1;
-        if prefetch {
-            hashes
-                .iter()
-                .take(PREFETCH_DISTANCE)
-                .for_each(|&h| self.prefetch(h));
+        // One item (BF.ADD) has nothing to overlap with.
+        if let [hash] = hashes {
+            return each(self.add_hash(*hash, limit));
         }
-        for (i, &hash) in hashes.iter().enumerate() {
-            if prefetch {
-                if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
-                    self.prefetch(ahead);
-                }
+        let (first, walk) = with_ahead(hashes, PREFETCH_DISTANCE, prefetch);
+        first.iter().for_each(|&h| self.prefetch(h));
+        for (hash, ahead) in walk {
+            if let Some(h) = ahead {
+                self.prefetch(h);
             }
             let result = self.add_hash(hash, limit);
             let stop = result.is_err();

@@ -4,6 +4,7 @@
 
 use super::{CfHash, CuckooFilter, Limits};
 use crate::error::Result;
+use crate::memory::ahead::with_ahead;
 
 /// Sub-filters smaller than this stay in cache and are not prefetched.
 const PREFETCH_MIN_BYTES: usize = 1 << 20;
@@ -34,18 +35,11 @@ impl CuckooFilter {
         prefetch: bool,
         mut each: impl FnMut(Result<bool>),
     ) {
-        let prefetch = prefetch && hashes.len() > 1;
-        if prefetch {
-            hashes
-                .iter()
-                .take(PREFETCH_DISTANCE)
-                .for_each(|&h| self.prefetch(h));
-        }
-        for (i, &h) in hashes.iter().enumerate() {
-            if prefetch {
-                if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
-                    self.prefetch(ahead);
-                }
+        let (first, walk) = with_ahead(hashes, PREFETCH_DISTANCE, prefetch);
+        first.iter().for_each(|&w| self.prefetch(w));
+        for (h, ahead) in walk {
+            if let Some(w) = ahead {
+                self.prefetch(w);
             }
             each(if nx {
                 self.add_nx_hash(h, limits)
@@ -57,25 +51,15 @@ impl CuckooFilter {
 
     /// [`CuckooFilter::contains_hash`] for each item.
     pub fn exists_batch(&self, hashes: &[CfHash], prefetch: bool) -> Vec<bool> {
-        let prefetch = prefetch && hashes.len() > 1;
-        if prefetch {
-            hashes
-                .iter()
-                .take(PREFETCH_DISTANCE)
-                .for_each(|&h| self.prefetch(h));
-        }
-        hashes
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| {
-                if prefetch {
-                    if let Some(&ahead) = hashes.get(i + PREFETCH_DISTANCE) {
-                        self.prefetch(ahead);
-                    }
-                }
-                self.contains_hash(h)
-            })
-            .collect()
+        let (first, walk) = with_ahead(hashes, PREFETCH_DISTANCE, prefetch);
+        first.iter().for_each(|&w| self.prefetch(w));
+        walk.map(|(h, ahead)| {
+            if let Some(w) = ahead {
+                self.prefetch(w);
+            }
+            self.contains_hash(h)
+        })
+        .collect()
     }
 }
 

@@ -39,3 +39,31 @@ impl Rng {
         (0..len).map(|_| self.byte()).collect()
     }
 }
+
+/// Runs `check` on `input`, reporting the input if it panics (property tests).
+pub fn survive(input: &[u8], check: impl Fn(&[u8])) {
+    let run = std::panic::AssertUnwindSafe(|| check(input));
+    if std::panic::catch_unwind(run).is_err() {
+        panic!("decoder panicked on input {input:02x?}");
+    }
+}
+
+/// A fuzz target's name and the entry point it runs.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Runs every input the fuzzers once flagged for each `(target, check)` (kept in
+/// `fuzz/regressions/<target>/`) through its check; returns how many there were.
+pub fn replay_regressions(targets: &[Target]) -> usize {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+    let mut seen = 0;
+    for &(target, check) in targets {
+        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for entry in dir.flatten() {
+            survive(&std::fs::read(entry.path()).expect("readable"), check);
+            seen += 1;
+        }
+    }
+    seen
+}

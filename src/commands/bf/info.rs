@@ -1,6 +1,6 @@
 //! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
 
-use redis_module::{Context, ContextFlags};
+use redis_module::Context;
 
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
@@ -8,7 +8,7 @@ use rsbloom_core::error::{Error, Result};
 use super::read_filter;
 use crate::commands::argv::Arg;
 use crate::commands::parse::keyword;
-use crate::commands::reply::{format_g, Reply};
+use crate::commands::reply::{format_g, resp3, Reply};
 use crate::commands::{arity, open_read};
 
 /// BF.INFO's fields: the keyword that selects one, and RedisBloom's name for it.
@@ -20,18 +20,13 @@ const FIELDS: [(&str, &str); 5] = [
     ("EXPANSION", "Expansion rate"),
 ];
 
-/// An integer reply of a count that may exceed what RESP integers hold: clamped.
-fn int_reply(n: u64) -> Reply {
-    Reply::Int(n.min(i64::MAX as u64) as i64)
-}
-
 fn field_value(chain: &Chain, keyword: &str) -> Reply {
     match keyword {
-        "CAPACITY" => int_reply(chain.capacity()),
-        "SIZE" => int_reply(chain.memory_bytes()),
-        "FILTERS" => int_reply(chain.layers().len() as u64),
-        "ITEMS" => int_reply(chain.count()),
-        _ if chain.is_scaling() => int_reply(chain.expansion() as u64),
+        "CAPACITY" => Reply::count(chain.capacity()),
+        "SIZE" => Reply::count(chain.memory_bytes()),
+        "FILTERS" => Reply::count(chain.layers().len() as u64),
+        "ITEMS" => Reply::count(chain.count()),
+        _ if chain.is_scaling() => Reply::count(chain.expansion() as u64),
         _ => Reply::Null,
     }
 }
@@ -57,7 +52,7 @@ pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         .map(|(kw, name)| (name, field_value(chain, kw)))
         .collect();
     // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
-    if entries.len() == 1 && !ctx.get_flags().contains(ContextFlags::FLAGS_RESP3) {
+    if entries.len() == 1 && !resp3(ctx) {
         return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));
     }
     Ok(Reply::Map(entries))
@@ -68,7 +63,7 @@ pub fn card(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     arity(argv, 2, 2, "bf.card")?;
     let key = open_read(ctx, &argv[1]);
     let count = read_filter(&key)?.map_or(0, Chain::count);
-    Ok(int_reply(count))
+    Ok(Reply::count(count))
 }
 
 /// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.

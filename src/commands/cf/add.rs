@@ -14,10 +14,10 @@ use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::{replicate_creation, resp3, store_filter, strict_int, write_filter};
+use super::{replicate_creation, store_filter, strict_int, write_filter};
 use crate::commands::argv::Arg;
 use crate::commands::parse::keyword;
-use crate::commands::reply::Reply;
+use crate::commands::reply::{resp3, Reply};
 use crate::commands::{arity, notify, open_write};
 use crate::config;
 
@@ -142,27 +142,30 @@ fn insert_all(
             results.push(r)
         });
     }
-    let added: Vec<&[u8]> = items
-        .iter()
-        .zip(&results)
-        .filter(|(_, r)| matches!(r, Ok(true)))
-        .map(|(item, _)| item.as_slice())
-        .collect();
+    let added = |r: &Result<bool>| matches!(r, Ok(true));
+    let n_added = results.iter().filter(|r| added(r)).count();
     if created {
         replicate_creation(ctx, &argv[1], filter);
     }
-    if !added.is_empty() {
-        if !created && added.len() == items.len() {
+    if n_added > 0 {
+        if !created && n_added == items.len() {
             ctx.replicate_verbatim();
         } else {
             // Only what was added: a replica ends in exactly this state and meets no
             // refusal of its own.
-            let mut args: Vec<&[u8]> = vec![argv[1].as_slice(), b"NOCREATE", b"ITEMS"];
-            args.extend(added.iter().copied());
+            let mut args: Vec<&[u8]> = Vec::with_capacity(3 + n_added);
+            args.extend([argv[1].as_slice(), b"NOCREATE", b"ITEMS"]);
+            args.extend(
+                items
+                    .iter()
+                    .zip(&results)
+                    .filter(|(_, r)| added(r))
+                    .map(|(item, _)| item.as_slice()),
+            );
             ctx.replicate("CF.INSERT", args.as_slice());
         }
     }
-    if created || !added.is_empty() {
+    if created || n_added > 0 {
         notify(ctx, event, &argv[1]);
     }
     checked?;

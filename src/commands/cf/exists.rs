@@ -45,5 +45,5 @@ pub fn count(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     let n = read_filter(&key)
         .unwrap_or(None)
         .map_or(0, |f| f.count(argv[2].as_slice()));
-    Ok(Reply::Int(n.min(i64::MAX as u64) as i64))
+    Ok(Reply::count(n))
 }

@@ -14,7 +14,7 @@ pub mod scandump;
 use std::ffi::CStr;
 
 use redis_module::key::{RedisKey, RedisKeyWritable};
-use redis_module::{Context, ContextFlags};
+use redis_module::Context;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
@@ -238,11 +238,6 @@ pub fn strict_int(arg: &Arg) -> Option<i64> {
     } else {
         None
     }
-}
-
-/// True when the client speaks RESP3 (some replies differ in shape).
-pub fn resp3(ctx: &Context) -> bool {
-    ctx.get_flags().contains(ContextFlags::FLAGS_RESP3)
 }
 
 /// Replicates the creation of `filter` at `key` with every parameter spelled out (a

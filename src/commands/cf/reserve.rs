@@ -62,7 +62,7 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         iterations,
         defaults.max_iterations as i64,
         1,
-        u16::MAX as i64,
+        config::CF_MAX_ITERATIONS,
         Error::CfBadMaxIterations,
         Error::CfMaxIterationsRange,
     )?;
@@ -70,7 +70,7 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         bucket_size,
         defaults.bucket_size as i64,
         1,
-        255,
+        config::CF_MAX_BUCKET_SIZE,
         Error::CfBadBucketSize,
         Error::CfBucketSizeRange,
     )?;

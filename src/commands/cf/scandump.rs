@@ -43,8 +43,8 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         .filter(|&it| it != 0)
         .ok_or(Error::CfInvalidPosition)?;
     let key = open_write(ctx, &argv[1]);
-    let exists = write_filter(&key)?.is_some();
-    match (iter == 1, exists) {
+    let existing = write_filter(&key)?;
+    match (iter == 1, existing.is_some()) {
         (true, true) => return Err(Error::ItemExists),
         (false, false) => return Err(Error::NotFound),
         _ => {}
@@ -55,7 +55,7 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
             store_filter(&key, CuckooFilter::from_meta(&meta, limit)?)?;
         }
         Load::Data { offset, data } => {
-            let filter = write_filter(&key)?.ok_or(Error::NotFound)?;
+            let filter = existing.ok_or(Error::NotFound)?;
             filter.write_chunk(offset, data)?;
         }
     }

@@ -2,13 +2,11 @@
 //! via the [test kit](crate::testkit::bloom). A panic anywhere is a failure; rejections are
 //! fine.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use super::{load_value, save_value};
 use crate::bloom::{Chain, Scheme};
 use crate::fields::{Reader, Writer};
 use crate::testkit::bloom::{self as harness, LIMIT};
-use crate::testkit::Rng;
+use crate::testkit::{replay_regressions, survive, Rng};
 
 /// Values that sit on the edges of every field's range.
 const BOUNDARY_U64: &[u64] = &[
@@ -98,13 +96,6 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Runs `check` on `input`, reporting the input if it panics.
-fn survive(input: &[u8], check: fn(&[u8])) {
-    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
-        panic!("decoder panicked on input {input:02x?}");
-    }
-}
-
 #[test]
 fn mutated_rdb_values_never_panic() {
     let mut rng = Rng(0x5EED_0001);
@@ -115,9 +106,7 @@ fn mutated_rdb_values_never_panic() {
         save_value(&chain, &mut base);
         let input = mutate(&mut rng, &base.0);
         let scheme = chain.scheme();
-        if catch_unwind(AssertUnwindSafe(|| harness::value(scheme, &input))).is_err() {
-            panic!("decoder panicked on input {input:02x?}");
-        }
+        survive(&input, |data| harness::value(scheme, data));
         let loaded = load_value(chain.scheme(), &mut Reader(&input), LIMIT).is_ok();
         accepted += loaded as u32;
     }
@@ -149,26 +138,13 @@ fn mutated_loadchunk_sessions_never_panic() {
 /// Inputs the fuzzers once flagged (kept in fuzz/regressions/<target>/) stay fine.
 #[test]
 fn fuzz_regressions_pass() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
-    type Check = fn(&[u8]);
-    let targets: [(&str, Check); 3] = [
+    let seen = replay_regressions(&[
         ("rdb_value", harness::rdb_value),
         ("redisbloom_value", harness::redisbloom_value),
         ("loadchunk_session", harness::loadchunk_session),
-    ];
-    let mut seen = 0;
-    for (target, check) in targets {
-        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
-            continue;
-        };
-        for entry in dir.flatten() {
-            survive(&std::fs::read(entry.path()).expect("readable"), check);
-            seen += 1;
-        }
-    }
+    ]);
     assert!(
         seen > 0,
-        "no regression inputs found under {}",
-        root.display()
+        "no regression inputs found under fuzz/regressions"
     );
 }

@@ -2,13 +2,11 @@
 //! decoders, via the [test kit](crate::testkit::cuckoo). A panic anywhere is a failure;
 //! rejections are fine, and some mutants must be accepted.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use super::rdb;
 use crate::cuckoo::{CuckooFilter, Limits};
 use crate::fields::Reader;
 use crate::testkit::cuckoo::{self as harness, LIMIT};
-use crate::testkit::Rng;
+use crate::testkit::{replay_regressions, survive, Rng};
 
 /// Values on the edges of every field's range.
 const BOUNDARY: &[u64] = &[
@@ -84,13 +82,6 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Runs `check` on `input`, reporting the input if it panics.
-fn survive(input: &[u8], check: fn(&[u8])) {
-    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
-        panic!("decoder panicked on input {input:02x?}");
-    }
-}
-
 #[test]
 fn mutated_rdb_values_never_panic() {
     let mut rng = Rng::new(0xC0C0_0001);
@@ -130,25 +121,12 @@ fn mutated_loadchunk_sessions_never_panic() {
 /// Inputs the fuzzers once flagged (kept in fuzz/regressions/cuckoo_*) stay fine.
 #[test]
 fn fuzz_regressions_pass() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
-    type Check = fn(&[u8]);
-    let targets: [(&str, Check); 2] = [
+    let seen = replay_regressions(&[
         ("cuckoo_value", harness::value),
         ("cuckoo_loadchunk_session", harness::loadchunk_session),
-    ];
-    let mut seen = 0;
-    for (target, check) in targets {
-        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
-            continue;
-        };
-        for entry in dir.flatten() {
-            survive(&std::fs::read(entry.path()).expect("readable"), check);
-            seen += 1;
-        }
-    }
+    ]);
     assert!(
         seen > 0,
-        "no cuckoo regression inputs under {}",
-        root.display()
+        "no regression inputs found under fuzz/regressions"
     );
 }
