@@ -2,12 +2,13 @@
 //!
 //! ```text
 //! magic    8 bytes  "RSBFDUMP"
-//! version  u8       1
+//! version  u8       2 (1: a Bloom filter, no family byte)
+//! family   u8       b'B' Bloom (BF.*), b'C' cuckoo (CF.*)
 //! records  each: iterator u64 LE, length u64 LE, then `length` bytes
 //! ```
 //!
-//! One record per `BF.SCANDUMP` step, holding the iterator SCANDUMP returned with the bytes
-//! (the one `BF.LOADCHUNK` takes): first the header with iterator 1, then the data chunks,
+//! One record per `BF.SCANDUMP` / `CF.SCANDUMP` step, holding the iterator SCANDUMP returned
+//! with the bytes (the one LOADCHUNK takes): first the header with iterator 1, then the data chunks,
 //! each with iterator = previous iterator + its length, and last an end record with iterator 0
 //! and length 0, after which the file ends. The reader checks all of this, plus the header
 //! itself and that the chunks cover the whole filter.
@@ -17,9 +18,12 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::fail::{fail, Context, Fail, Result};
+use crate::family::Family;
 
 pub const MAGIC: &[u8; 8] = b"RSBFDUMP";
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
+/// Files of version 1 hold a Bloom filter and have no family byte.
+const VERSION_BLOOM_ONLY: u8 = 1;
 /// No record is longer (Redis's largest bulk string by default, and `bf.chunk-bytes`' max).
 pub const MAX_RECORD: u64 = 512 << 20;
 
@@ -89,10 +93,10 @@ pub struct DumpWriter {
 }
 
 impl DumpWriter {
-    pub fn create(path: &Path) -> Result<DumpWriter> {
+    pub fn create(path: &Path, family: Family) -> Result<DumpWriter> {
         let mut file = TmpFile::create(path)?;
         file.write(MAGIC)?;
-        file.write(&[VERSION])?;
+        file.write(&[VERSION, family.tag()])?;
         Ok(DumpWriter { file })
     }
 
@@ -124,6 +128,7 @@ pub struct DumpReader<R> {
     name: String,
     /// The iterator of the last record read.
     iter: u64,
+    pub family: Family,
     /// Bytes of filter data the header announces.
     pub data_len: u64,
     /// The header record's bytes (a SCANDUMP header, ours or RedisBloom's).
@@ -151,16 +156,26 @@ impl<R: Read> DumpReader<R> {
                 "{name} is not an rsbloom-cli dump (no RSBFDUMP magic)"
             ));
         }
-        if head[8] != VERSION {
-            return fail(format!(
-                "{name}: dump format version {} is not supported (this tool reads version {VERSION})",
-                head[8]
-            ));
-        }
+        let family = match head[8] {
+            VERSION_BLOOM_ONLY => Family::Bloom,
+            VERSION => {
+                let mut tag = [0u8; 1];
+                read_full(&mut input, &mut tag, &name, "the file header")?;
+                Family::from_tag(tag[0]).ok_or_else(|| {
+                    Fail(format!("{name}: unknown filter family byte {}", tag[0]))
+                })?
+            }
+            v => {
+                return fail(format!(
+                    "{name}: dump format version {v} is not supported (this tool reads versions 1 and {VERSION})"
+                ))
+            }
+        };
         let mut reader = DumpReader {
             input,
             name,
             iter: 0,
+            family,
             data_len: 0,
             header: Vec::new(),
             done: false,
@@ -172,15 +187,9 @@ impl<R: Read> DumpReader<R> {
                 reader.name
             ));
         }
-        let meta =
-            rsbloom_core::bloom::codec::scandump::parse_header(&header, u64::MAX).map_err(|e| {
-                Fail(format!(
-                    "{}: bad filter header: {}",
-                    reader.name,
-                    Fail::from(e)
-                ))
-            })?;
-        reader.data_len = meta.layers.iter().map(|l| l.bit_size / 8).sum();
+        reader.data_len = family
+            .data_len(&header)
+            .map_err(|e| Fail(format!("{}: bad filter header: {e}", reader.name)))?;
         reader.header = header;
         reader.iter = 1;
         Ok(reader)

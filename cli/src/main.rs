@@ -1,10 +1,12 @@
-//! `rsbloom-cli`: dump, restore and copy rsbloom filters over `BF.SCANDUMP` /
-//! `BF.LOADCHUNK`, and convert them from and to Guava's `BloomFilter.writeTo()` format.
+//! `rsbloom-cli`: dump, restore and copy Bloom and cuckoo filters (rsbloom's or RedisBloom's)
+//! over `BF.SCANDUMP` / `BF.LOADCHUNK` and `CF.SCANDUMP` / `CF.LOADCHUNK`, and convert Bloom
+//! filters from and to Guava's `BloomFilter.writeTo()` format.
 //! Every transfer streams chunk by chunk; writes go to a temporary key (or `FILE.tmp`) that
 //! is renamed into place only when complete.
 
 mod dumpfile;
 mod fail;
+mod family;
 mod progress;
 mod server;
 mod slot;
@@ -21,8 +23,9 @@ use rsbloom_core::bloom::codec::{native, scandump, writeto};
 
 use dumpfile::{DumpReader, DumpWriter, Record, TmpFile};
 use fail::{fail, Context, Fail, Result};
+use family::{cuckoo_header_from_debug, Family};
 use progress::Progress;
-use server::{connect, scandump, Conn, Staging};
+use server::{connect, cuckoo_debug, family_of, scandump, Conn, Staging};
 
 /// Chunks sent by import-guava: at most this many bytes (a multiple of 8).
 const IMPORT_CHUNK: u64 = 16 << 20;
@@ -31,7 +34,7 @@ const IMPORT_CHUNK: u64 = 16 << 20;
 #[command(
     name = "rsbloom-cli",
     version,
-    about = "Dump, restore, copy and Guava import/export of rsbloom filters"
+    about = "Dump, restore and copy Bloom and cuckoo filters; Guava import/export of Bloom filters"
 )]
 struct Cli {
     /// Server URL; auth and database go in it (redis://user:pass@host:port/db)
@@ -46,7 +49,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write filter KEY to FILE (rsbloom-cli dump format)
+    /// Write filter KEY (Bloom or cuckoo) to FILE (rsbloom-cli dump format)
     Dump { key: String, file: PathBuf },
     /// Load FILE (written by dump) as filter KEY
     Restore {
@@ -56,7 +59,7 @@ enum Command {
         #[arg(long)]
         replace: bool,
     },
-    /// Copy filter KEY to another server, chunk by chunk
+    /// Copy filter KEY (Bloom or cuckoo) to another server, chunk by chunk
     Copy {
         key: String,
         /// Target server URL
@@ -143,41 +146,37 @@ fn run(cli: &Cli) -> Result<()> {
     }
 }
 
-/// The data length a SCANDUMP header announces (0 if this tool cannot read the header).
-fn data_len_of(header_bytes: &[u8]) -> u64 {
-    scandump::parse_header(header_bytes, u64::MAX)
-        .map(|m| m.layers.iter().map(|l| l.bit_size / 8).sum())
-        .unwrap_or(0)
-}
-
 /// Runs SCANDUMP from 0 to the end, handing each `(iterator, bytes)` step to `each`.
 fn scan(
     con: &mut Conn,
+    family: Family,
     key: &str,
     progress: &mut Option<Progress>,
     verb: &'static str,
     mut each: impl FnMut(u64, Vec<u8>) -> Result<()>,
 ) -> Result<()> {
+    let cmd = format!("{}.SCANDUMP", family.prefix());
     let mut iter = 0u64;
     loop {
-        let (next, data) = scandump(con, key, iter)?;
+        let (mut next, mut data) = scandump(con, family, key, iter)?;
+        if iter == 0 && next == 0 && family == Family::Cuckoo {
+            // A cuckoo filter with no items sends nothing: its header comes from CF.DEBUG.
+            data = cuckoo_header_from_debug(key, &cuckoo_debug(con, key)?)?;
+            next = 1;
+        }
         if next == 0 {
             if !data.is_empty() {
-                return fail(format!("BF.SCANDUMP {key} ended with data"));
+                return fail(format!("{cmd} {key} ended with data"));
             }
             return Ok(());
         }
         if iter == 0 {
-            *progress = Some(Progress::new(
-                verb,
-                key,
-                data.len() as u64 + data_len_of(&data),
-            ));
+            // The total for the progress bar only: an unreadable header is the target's to refuse.
+            let data_len = family.data_len(&data).unwrap_or(0);
+            *progress = Some(Progress::new(verb, key, data.len() as u64 + data_len));
         }
         if next <= iter {
-            return fail(format!(
-                "BF.SCANDUMP {key} went backwards ({iter} -> {next})"
-            ));
+            return fail(format!("{cmd} {key} went backwards ({iter} -> {next})"));
         }
         let len = data.len() as u64;
         each(next, data)?;
@@ -192,7 +191,8 @@ fn scan(
 const QUEUE: usize = 2;
 
 fn dump(mut con: Conn, key: &str, file: &Path) -> Result<()> {
-    let out = DumpWriter::create(file)?;
+    let family = family_of(&mut con, key)?;
+    let out = DumpWriter::create(file, family)?;
     // The file is written by its own thread, while the next chunk is fetched.
     let (tx, rx) = mpsc::sync_channel::<(u64, Vec<u8>)>(QUEUE);
     let writer = thread::spawn(move || -> Result<DumpWriter> {
@@ -203,10 +203,17 @@ fn dump(mut con: Conn, key: &str, file: &Path) -> Result<()> {
         Ok(out)
     });
     let mut progress = None;
-    let scanned = scan(&mut con, key, &mut progress, "dumped", |it, data| {
-        tx.send((it, data))
-            .map_err(|_| Fail("the file writer stopped".into()))
-    });
+    let scanned = scan(
+        &mut con,
+        family,
+        key,
+        &mut progress,
+        "dumped",
+        |it, data| {
+            tx.send((it, data))
+                .map_err(|_| Fail("the file writer stopped".into()))
+        },
+    );
     drop(tx);
     let out = writer
         .join()
@@ -226,7 +233,7 @@ fn restore(
     con: impl FnOnce() -> Result<Conn>,
 ) -> Result<()> {
     let mut input = DumpReader::open(file)?;
-    let mut staging = Staging::new(con()?, key, replace)?;
+    let mut staging = Staging::new(con()?, input.family, key, replace)?;
     let header = std::mem::take(&mut input.header);
     let mut progress = Progress::new("restored", key, header.len() as u64 + input.data_len);
     staging.load(1, &header)?;
@@ -257,11 +264,17 @@ fn restore(
 }
 
 fn copy(mut from: Conn, key: &str, to: Conn, to_key: &str, replace: bool) -> Result<()> {
-    let mut staging = Staging::new(to, to_key, replace)?;
+    let family = family_of(&mut from, key)?;
+    let mut staging = Staging::new(to, family, to_key, replace)?;
     let mut progress = None;
-    scan(&mut from, key, &mut progress, "copied", |it, data| {
-        staging.load(it, &data)
-    })?;
+    scan(
+        &mut from,
+        family,
+        key,
+        &mut progress,
+        "copied",
+        |it, data| staging.load(it, &data),
+    )?;
     staging.commit()?;
     if let Some(p) = progress {
         p.finish();
@@ -333,7 +346,7 @@ fn import_guava(
         .map_err(|e| Fail(format!("cannot import {name}: {}", Fail::from(e))))?;
 
     // Pass 2: the header, then the words as little-endian chunks.
-    let mut staging = Staging::new(con()?, key, replace)?;
+    let mut staging = Staging::new(con()?, Family::Bloom, key, replace)?;
     let mut progress = Progress::new("imported", key, our_header.len() as u64 + data_len);
     staging.load(1, &our_header)?;
     progress.chunk(our_header.len() as u64);
@@ -355,7 +368,12 @@ fn import_guava(
 }
 
 fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
-    let (first, header_bytes) = scandump(&mut con, key, 0)?;
+    if family_of(&mut con, key)? != Family::Bloom {
+        return fail(format!(
+            "'{key}' is a cuckoo filter; only Bloom filters have a Guava form"
+        ));
+    }
+    let (first, header_bytes) = scandump(&mut con, Family::Bloom, key, 0)?;
     if first != 1 {
         return fail(format!(
             "BF.SCANDUMP {key} 0 answered iterator {first}, expected 1"
@@ -379,7 +397,7 @@ fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
     let mut carry: Vec<u8> = Vec::with_capacity(8);
     let mut iter = 1u64;
     loop {
-        let (next, data) = scandump(&mut con, key, iter)?;
+        let (next, data) = scandump(&mut con, Family::Bloom, key, iter)?;
         if next == 0 {
             break;
         }

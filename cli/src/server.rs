@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use redis::ConnectionLike;
 
 use crate::fail::{fail, Fail, Result};
+use crate::family::Family;
 use crate::slot::staging_key;
 
 pub type Conn = Box<dyn ConnectionLike>;
@@ -25,17 +26,33 @@ pub fn connect(url: &str, cluster: bool) -> Result<Conn> {
     }
 }
 
-/// `BF.SCANDUMP key iter`: the next iterator and the bytes.
-pub fn scandump(con: &mut Conn, key: &str, iter: u64) -> Result<(u64, Vec<u8>)> {
-    let (next, data): (i64, Vec<u8>) = redis::cmd("BF.SCANDUMP")
+/// The family of the filter at `key` (an error if it is none, or not a filter).
+pub fn family_of(con: &mut Conn, key: &str) -> Result<Family> {
+    let type_name: String = redis::cmd("TYPE").arg(key).query(con.as_mut())?;
+    Family::of_type(key, &type_name)
+}
+
+/// `BF.SCANDUMP` / `CF.SCANDUMP key iter`: the next iterator and the bytes (none for the
+/// cuckoo family's nil).
+pub fn scandump(con: &mut Conn, family: Family, key: &str, iter: u64) -> Result<(u64, Vec<u8>)> {
+    let cmd = format!("{}.SCANDUMP", family.prefix());
+    let (next, data): (i64, Option<Vec<u8>>) = redis::cmd(&cmd)
         .arg(key)
         .arg(iter)
         .query(con.as_mut())
-        .map_err(|e| Fail(format!("BF.SCANDUMP {key} {iter}: {}", Fail::from(e))))?;
+        .map_err(|e| Fail(format!("{cmd} {key} {iter}: {}", Fail::from(e))))?;
     if next < 0 {
-        return fail(format!("BF.SCANDUMP {key} answered a negative iterator"));
+        return fail(format!("{cmd} {key} answered a negative iterator"));
     }
-    Ok((next as u64, data))
+    Ok((next as u64, data.unwrap_or_default()))
+}
+
+/// `CF.DEBUG key`: one line of the filter's parameters and counters.
+pub fn cuckoo_debug(con: &mut Conn, key: &str) -> Result<String> {
+    redis::cmd("CF.DEBUG")
+        .arg(key)
+        .query(con.as_mut())
+        .map_err(|e| Fail(format!("CF.DEBUG {key}: {}", Fail::from(e))))
 }
 
 pub fn exists(con: &mut Conn, key: &str) -> Result<bool> {
@@ -57,6 +74,7 @@ redis.call('RENAME', KEYS[1], KEYS[2]) redis.call('PERSIST', KEYS[2]) return 1";
 /// key is deleted.
 pub struct Staging {
     con: Conn,
+    family: Family,
     key: String,
     tmp: String,
     replace: bool,
@@ -66,12 +84,13 @@ pub struct Staging {
 
 impl Staging {
     /// Checks that `key` may be written (absent, or `replace`) and picks the temporary key.
-    pub fn new(mut con: Conn, key: &str, replace: bool) -> Result<Staging> {
+    pub fn new(mut con: Conn, family: Family, key: &str, replace: bool) -> Result<Staging> {
         if !replace && exists(&mut con, key)? {
             return fail(format!("key '{key}' exists (use --replace)"));
         }
         Ok(Staging {
             con,
+            family,
             key: key.to_string(),
             tmp: staging_key(key),
             replace,
@@ -80,19 +99,16 @@ impl Staging {
         })
     }
 
-    /// `BF.LOADCHUNK tmp iter data` (iterator 1 is the header and creates the key).
+    /// `BF.LOADCHUNK` / `CF.LOADCHUNK tmp iter data` (iterator 1 is the header and creates
+    /// the key).
     pub fn load(&mut self, iter: u64, data: &[u8]) -> Result<()> {
-        redis::cmd("BF.LOADCHUNK")
+        let cmd = format!("{}.LOADCHUNK", self.family.prefix());
+        redis::cmd(&cmd)
             .arg(&self.tmp)
             .arg(iter)
             .arg(data)
             .query::<()>(self.con.as_mut())
-            .map_err(|e| {
-                Fail(format!(
-                    "BF.LOADCHUNK at iterator {iter}: {}",
-                    Fail::from(e)
-                ))
-            })?;
+            .map_err(|e| Fail(format!("{cmd} at iterator {iter}: {}", Fail::from(e))))?;
         if iter == 1 || self.ttl_set.elapsed() > TTL_REFRESH {
             redis::cmd("PEXPIRE")
                 .arg(&self.tmp)

@@ -125,6 +125,9 @@ fn assert_same_filter(
     assert_eq!(mexists(a, ka, probe), mexists(b, kb, probe));
 }
 
+/// Magic, version 2 and the family byte.
+const HEAD: usize = 10;
+
 fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -142,7 +145,7 @@ fn dump_then_restore_gives_the_same_filter() {
     assert!(summary.contains(" chunks, "), "{summary}");
     assert!(!dir.path().join("src.dump.tmp").exists());
     let bytes = fs::read(&file).unwrap();
-    assert_eq!(&bytes[..9], b"RSBFDUMP\x01");
+    assert_eq!(&bytes[..HEAD], b"RSBFDUMP\x02B");
     assert_eq!(&bytes[bytes.len() - 16..], &[0u8; 16]);
 
     let mut probe = added.clone();
@@ -213,7 +216,11 @@ fn a_damaged_dump_loads_nothing() {
         (good[..good.len() - 16].to_vec(), "is truncated"),
         (good[..good.len() - 17].to_vec(), "is truncated"),
         (good[..5].to_vec(), "is truncated"),
-        (b"NOTADUMP\x01".to_vec(), "not an rsbloom-cli dump"),
+        (b"NOTADUMP\x02B".to_vec(), "not an rsbloom-cli dump"),
+        (
+            [&good[..9], b"X", &good[HEAD..]].concat(),
+            "unknown filter family byte 88",
+        ),
         (
             [&good[..8], &[9], &good[9..]].concat(),
             "version 9 is not supported",
@@ -230,13 +237,13 @@ fn a_damaged_dump_loads_nothing() {
     }
     // A chunk record dropped from the middle: the iterators no longer follow.
     let mut records = Vec::new();
-    let mut at = 9;
+    let mut at = HEAD;
     while at < good.len() {
         let len = u64::from_le_bytes(good[at + 8..at + 16].try_into().unwrap()) as usize;
         records.push(&good[at..at + 16 + len]);
         at += 16 + len;
     }
-    let mut holed = good[..9].to_vec();
+    let mut holed = good[..HEAD].to_vec();
     for (i, r) in records.iter().enumerate() {
         if i != 3 {
             holed.extend_from_slice(r);
@@ -245,7 +252,7 @@ fn a_damaged_dump_loads_nothing() {
     fs::write(&bad, &holed).unwrap();
     fails(&s.url(), &["restore", "r", b], "out of order or damaged");
     // The end record right after some chunks: the filter is incomplete.
-    let short = [&good[..9], records[0], records[1], &[0u8; 16][..]].concat();
+    let short = [&good[..HEAD], records[0], records[1], &[0u8; 16][..]].concat();
     fs::write(&bad, &short).unwrap();
     fails(&s.url(), &["restore", "r", b], "the chunks cover");
     assert_eq!(keys(&mut con), ["a"]);
@@ -282,7 +289,17 @@ fn copy_between_servers() {
     fails(
         &s.url(),
         &["copy", "missing", "--to", &t.url()],
-        "ERR not found",
+        "key 'missing' does not exist",
+    );
+    redis::cmd("SET")
+        .arg("str")
+        .arg("x")
+        .query::<()>(&mut con)
+        .unwrap();
+    fails(
+        &s.url(),
+        &["copy", "str", "--to", &t.url()],
+        "key 'str' holds a string, not a Bloom or cuckoo filter",
     );
     assert_eq!(keys(&mut tcon), ["f", "{g}h"]);
     fails(
@@ -415,7 +432,7 @@ fn export_guava_refuses_what_guava_cannot_hold() {
     fails(
         &s.url(),
         &["export-guava", "nope", path_str(&out)],
-        "ERR not found",
+        "key 'nope' does not exist",
     );
     // A single layer exports even when the chunk size is not a multiple of 8.
     redis::cmd("CONFIG")
@@ -570,5 +587,137 @@ fn redisbloom_filters_dump_restore_and_copy_byte_for_byte() {
             "{}",
             stderr(&out)
         );
+    }
+}
+
+/// A dump file of version 1 (rsbloom-cli before cuckoo filters: no family byte, always a
+/// Bloom filter) still restores.
+#[test]
+fn version_1_dumps_still_restore() {
+    let s = server();
+    let mut con = s.conn();
+    let mut probe = fill_scaling(&mut con, "a");
+    probe.extend(items("other:", 1000));
+    let dir = TempDir::new();
+    let file = dir.path().join("a.dump");
+    ok(&s.url(), &["dump", "a", path_str(&file)]);
+    let v2 = fs::read(&file).unwrap();
+    assert_eq!((&v2[..8], v2[8], v2[9]), (b"RSBFDUMP".as_slice(), 2, b'B'));
+    let v1 = [&v2[..8], &[1u8], &v2[HEAD..]].concat();
+    fs::write(&file, v1).unwrap();
+    ok(&s.url(), &["restore", "b", path_str(&file)]);
+    assert_same_filter(&mut con, "a", &mut s.conn(), "b", &probe);
+}
+
+/// The DUMP body of `key` (the value's bytes, without the server's RDB version and CRC).
+fn dump_body_of(con: &mut Connection, key: &str) -> Vec<u8> {
+    let redis::Value::BulkString(bytes) = raw(con, &["DUMP", key]) else {
+        panic!("DUMP {key} answered no bytes");
+    };
+    dump_body(&bytes).to_vec()
+}
+
+fn cf_debug(con: &mut Connection, key: &str) -> String {
+    redis::cmd("CF.DEBUG").arg(key).query(con).unwrap()
+}
+
+/// RedisBloom's cuckoo filters (type MBbloomCF, every recorded configuration: growth,
+/// deletes, bucket sizes 1 and 255, an empty one) through dump, restore and copy: the very
+/// bytes RedisBloom wrote come back, on the same server and on another one.
+#[test]
+fn cuckoo_filters_dump_restore_and_copy_byte_for_byte() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    let cf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/redisbloom-cf");
+    let dir = TempDir::new();
+    for name in common::files::REDISBLOOM_CF_CONFIGS {
+        let payload = fs::read(cf.join(format!("{name}.dump.bin"))).unwrap();
+        let restored = raw(
+            &mut con,
+            &[b"RESTORE".as_slice(), name.as_bytes(), b"0", &payload],
+        );
+        assert_eq!(restored, redis::Value::Okay, "{name}");
+        let file = dir.path().join(format!("{name}.dump"));
+        ok(&s.url(), &["dump", name, path_str(&file)]);
+        assert_eq!(fs::read(&file).unwrap()[9], b'C', "{name}: family byte");
+        let copy = format!("{name}:copy");
+        ok(&s.url(), &["restore", &copy, path_str(&file)]);
+        ok(&s.url(), &["copy", name, "--to", &t.url()]);
+        let want = dump_body(&payload).to_vec();
+        let debug = cf_debug(&mut con, name);
+        for (con, key) in [(&mut con, copy.as_str()), (&mut tcon, name)] {
+            assert_eq!(
+                raw(con, &["TYPE", key]),
+                redis::Value::SimpleString("MBbloomCF".into()),
+                "{key}"
+            );
+            assert_eq!(cf_debug(con, key), debug, "{key}");
+            assert!(dump_body_of(con, key) == want, "{key}: DUMP differs");
+        }
+        let out = cli(
+            &s.url(),
+            &["export-guava", name, path_str(&dir.path().join("g"))],
+        );
+        assert!(!out.status.success(), "export-guava of {name} succeeded");
+        assert!(
+            stderr(&out).contains("only Bloom filters have a Guava form"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// CF.SCANDUMP sends nothing for a cuckoo filter that counts no items; the tool rebuilds its
+/// header from CF.DEBUG, so the copy keeps every parameter and the delete counter.
+#[test]
+fn an_emptied_cuckoo_filter_keeps_its_shape() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    redis::cmd("CF.RESERVE")
+        .arg("e")
+        .arg(8)
+        .arg("BUCKETSIZE")
+        .arg(2)
+        .arg("MAXITERATIONS")
+        .arg(7)
+        .arg("EXPANSION")
+        .arg(4)
+        .query::<()>(&mut con)
+        .unwrap();
+    let added = items("x", 40);
+    for item in &added {
+        redis::cmd("CF.ADD")
+            .arg("e")
+            .arg(&item[..])
+            .query::<i64>(&mut con)
+            .unwrap();
+    }
+    for item in added.iter().rev() {
+        let gone: i64 = redis::cmd("CF.DEL")
+            .arg("e")
+            .arg(&item[..])
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(gone, 1);
+    }
+    let debug = cf_debug(&mut con, "e");
+    // Emptied (its grown sub-filters compacted away), with deletes counted.
+    assert!(
+        debug.contains(" items:0 ") && !debug.contains(" deletes:0 "),
+        "{debug}"
+    );
+    let file = TempDir::new();
+    let path = file.path().join("e.dump");
+    ok(&s.url(), &["dump", "e", path_str(&path)]);
+    ok(&s.url(), &["restore", "e2", path_str(&path)]);
+    ok(&s.url(), &["copy", "e", "--to", &t.url()]);
+    let body = dump_body_of(&mut con, "e");
+    for (con, key) in [(&mut con, "e2"), (&mut tcon, "e")] {
+        assert_eq!(cf_debug(con, key), debug, "{key}");
+        assert!(dump_body_of(con, key) == body, "{key}: DUMP differs");
     }
 }

@@ -1,0 +1,135 @@
+//! The two filter families a transfer can carry. They share the SCANDUMP / LOADCHUNK protocol
+//! (header at iterator 1, each chunk's iterator = the previous one + its length) but not the
+//! commands, the header or one corner: a cuckoo filter that counts no items answers
+//! `CF.SCANDUMP key 0` with `(0, nil)` at once (RedisBloom's rule), so its header is rebuilt
+//! from `CF.DEBUG` and no chunk follows (a filter with no items has no fingerprints).
+
+use rsbloom_core::bloom::codec::scandump as bloom_scandump;
+use rsbloom_core::cuckoo::codec::scandump as cuckoo_scandump;
+use rsbloom_core::cuckoo::meta::CuckooMeta;
+
+use crate::fail::{fail, Fail, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    Bloom,
+    Cuckoo,
+}
+
+impl Family {
+    /// The family of a key, from what `TYPE` answers (rsbloom's and RedisBloom's type names).
+    pub fn of_type(key: &str, type_name: &str) -> Result<Family> {
+        match type_name {
+            "RSbloom--" | "MBbloom--" => Ok(Family::Bloom),
+            "MBbloomCF" => Ok(Family::Cuckoo),
+            "none" => fail(format!("key '{key}' does not exist")),
+            other => fail(format!(
+                "key '{key}' holds a {other}, not a Bloom or cuckoo filter"
+            )),
+        }
+    }
+
+    /// The command prefix: `BF` or `CF`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Family::Bloom => "BF",
+            Family::Cuckoo => "CF",
+        }
+    }
+
+    /// The byte that names the family in a dump file.
+    pub fn tag(self) -> u8 {
+        match self {
+            Family::Bloom => b'B',
+            Family::Cuckoo => b'C',
+        }
+    }
+
+    pub fn from_tag(tag: u8) -> Option<Family> {
+        match tag {
+            b'B' => Some(Family::Bloom),
+            b'C' => Some(Family::Cuckoo),
+            _ => None,
+        }
+    }
+
+    /// The bytes of filter data that follow this SCANDUMP header.
+    pub fn data_len(self, header: &[u8]) -> Result<u64> {
+        match self {
+            Family::Bloom => {
+                let meta = bloom_scandump::parse_header(header, u64::MAX)?;
+                Ok(meta.layers.iter().map(|l| l.bit_size / 8).sum())
+            }
+            Family::Cuckoo => {
+                let meta = cuckoo_scandump::decode_header(header, u64::MAX)?;
+                if meta.items == 0 {
+                    return Ok(0);
+                }
+                let buckets: u64 = meta.validate(u64::MAX)?.iter().sum();
+                Ok(buckets.saturating_mul(meta.bucket_size))
+            }
+        }
+    }
+}
+
+/// The SCANDUMP header of an empty cuckoo filter, from its `CF.DEBUG` line
+/// (`bktsize:4 buckets:512 items:0 deletes:0 filters:1 max_iterations:20 expansion:1`).
+pub fn cuckoo_header_from_debug(key: &str, line: &str) -> Result<Vec<u8>> {
+    let field = |name: &str| -> Result<u64> {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| Fail(format!("CF.DEBUG {key} has no {name} in '{line}'")))
+    };
+    let meta = CuckooMeta {
+        num_buckets: field("buckets")?,
+        items: field("items")?,
+        deletes: field("deletes")?,
+        bucket_size: field("bktsize")?,
+        max_iterations: field("max_iterations")?,
+        expansion: field("expansion")?,
+        num_filters: field("filters")?,
+    };
+    if meta.items != 0 {
+        return fail(format!(
+            "CF.SCANDUMP {key} 0 sent nothing, but CF.DEBUG counts {} items",
+            meta.items
+        ));
+    }
+    let header = cuckoo_scandump::encode_header(&meta);
+    cuckoo_scandump::decode_header(&header, u64::MAX)
+        .map_err(|e| Fail(format!("'{key}': {}", Fail::from(e))))?;
+    Ok(header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_filters_header_comes_from_its_debug_line() {
+        let line =
+            "bktsize:4 buckets:512 items:0 deletes:3 filters:2 max_iterations:20 expansion:1";
+        let header = cuckoo_header_from_debug("k", line).unwrap();
+        let meta = cuckoo_scandump::decode_header(&header, u64::MAX).unwrap();
+        assert_eq!(
+            (meta.num_buckets, meta.deletes, meta.num_filters),
+            (512, 3, 2)
+        );
+        assert_eq!(Family::Cuckoo.data_len(&header).unwrap(), 0);
+        assert!(cuckoo_header_from_debug("k", &line.replace("items:0", "items:5")).is_err());
+        assert!(cuckoo_header_from_debug("k", "bktsize:4").is_err());
+    }
+
+    #[test]
+    fn families_by_type_name() {
+        assert_eq!(Family::of_type("k", "MBbloomCF").unwrap(), Family::Cuckoo);
+        assert_eq!(Family::of_type("k", "RSbloom--").unwrap(), Family::Bloom);
+        assert_eq!(Family::of_type("k", "MBbloom--").unwrap(), Family::Bloom);
+        assert!(Family::of_type("k", "string").is_err());
+        assert!(Family::of_type("k", "none").is_err());
+        for f in [Family::Bloom, Family::Cuckoo] {
+            assert_eq!(Family::from_tag(f.tag()), Some(f));
+        }
+    }
+}
