@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod commands;
 pub mod config;
 pub mod datatype;
+mod name_clash;
 
 use std::ffi::CStr;
 
@@ -34,6 +35,7 @@ const SINCE: &CStr =
     };
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
+    name_clash::reached_init();
     // Short reads in rdb_load become errors (RESTORE answers "Bad data format"), not aborts.
     ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();

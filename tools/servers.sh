@@ -123,6 +123,9 @@ install_redis_7_4() {
     local s c
     s=$(find_bin "$d" redis-server)
     c=$(find_bin "$d" redis-cli || echo "$SYS_CLI")
+    # RedisBloom 2.8.2 beside it, for the tests of migrations (the wheel drops the run bit,
+    # and the server loads no module file without it).
+    find_bin "$d" redisbloom.so >/dev/null
     write_env redis-7.4 "$s" "$c" "$lib"
 }
 

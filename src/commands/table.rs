@@ -231,7 +231,12 @@ pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             )
         };
         if status != raw::REDISMODULE_OK as c_int {
-            return Err(format!("could not create command {:?}", doc.name));
+            return Err(format!(
+                "could not create command {:?}: the server or another module already has it \
+                 (Redis 8 with its own Bloom commands, or a Bloom module loaded under another \
+                 name); load rsbloom only where no other module provides BF.* / CF.*",
+                doc.name
+            ));
         }
     }
     publish(ctx, since)

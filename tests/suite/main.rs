@@ -27,6 +27,7 @@ mod hostile_loadchunk;
 mod hostile_redisbloom;
 mod hostile_restore;
 mod limits;
+mod name_clash;
 mod notifications;
 mod persistence;
 mod redisbloom_compat;
