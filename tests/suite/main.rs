@@ -30,6 +30,7 @@ mod limits;
 mod notifications;
 mod persistence;
 mod redisbloom_compat;
+mod redisbloom_live;
 mod redisbloom_replication;
 mod replication;
 mod replication_faults;
