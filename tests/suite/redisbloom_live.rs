@@ -9,7 +9,7 @@
 //! 2. RedisBloom's RDB (version 12) and DUMP payloads loaded by rsbloom on Redis 8.2;
 //! 3. the same on Valkey 9.1, which needs `rdb-version-check relaxed` for them;
 //! 4. `rsbloom-cli copy` from RedisBloom to rsbloom on Valkey 8.1, which cannot read a Redis
-//!    7.4 payload at all.
+//!    7.4 payload at all (cuckoo keys by their CF.SCANDUMP until the CLI copies them).
 //!
 //! Every comparison takes, per key, TYPE, the DUMP body (the payload without the server's
 //! RDB-version + CRC footer), INFO, DEBUG, single and multi EXISTS over items added, deleted
@@ -34,7 +34,8 @@ enum Family {
 }
 
 /// The families `rsbloom-cli copy` carries. Cuckoo support is on its way: add
-/// `Family::Cuckoo` here and the Valkey 8.1 test copies and compares the cuckoo keys too.
+/// `Family::Cuckoo` here and the Valkey 8.1 test copies the cuckoo keys with the CLI too
+/// (until then it replays their CF.SCANDUMP itself).
 const CLI_COPIES: &[Family] = &[Family::Bloom];
 
 /// A key of the scenario: its family, the prefix of the items added to it (a LOADCHUNK copy
@@ -45,6 +46,13 @@ struct Key {
     family: Family,
     items: &'static str,
     born: usize,
+}
+
+impl Key {
+    /// A LOADCHUNK copy of another key.
+    fn is_copy(&self) -> bool {
+        self.name != self.items
+    }
 }
 
 const fn key(name: &'static str, family: Family, born: usize) -> Key {
@@ -69,7 +77,13 @@ const KEYS: &[Key] = &[
     key("cf:b4", Cuckoo, 0),
     key("cf:add", Cuckoo, 0),
     key("cf:ins", Cuckoo, 0),
-    // Round 1, the live stream: LOADCHUNK copies.
+    // Round 1, the live stream: creations a replica must repeat exactly, LOADCHUNK copies.
+    key("bf:sres", Bloom, 1),
+    key("bf:sadd", Bloom, 1),
+    key("bf:sins", Bloom, 1),
+    key("cf:sres", Cuckoo, 1),
+    key("cf:sadd", Cuckoo, 1),
+    key("cf:sins", Cuckoo, 1),
     Key {
         name: "bf:lc",
         family: Bloom,
@@ -205,7 +219,29 @@ fn create(w: &mut Writer, round: usize) {
             let cmd = ["CF.INSERT", "cf:ins", "CAPACITY", "200", "ITEMS"];
             w.send(args(&cmd, &items("cf:ins", 0..10)), false);
         }
-        1 => {} // The copies are made by `copy_by_chunks`.
+        1 => {
+            // Explicit and implicit creations (the latter under the defaults, the same on
+            // RedisBloom and rsbloom); the copies are made by `copy_by_chunks`.
+            w.words(&["BF.RESERVE", "bf:sres", "0.005", "200", "EXPANSION", "2"]);
+            w.words(&["BF.ADD", "bf:sadd", "bf:sadd:0"]);
+            let cmd = ["BF.INSERT", "bf:sins", "CAPACITY", "80", "ITEMS"];
+            w.send(args(&cmd, &items("bf:sins", 0..5)), false);
+            let cmd = [
+                "CF.RESERVE",
+                "cf:sres",
+                "128",
+                "BUCKETSIZE",
+                "3",
+                "MAXITERATIONS",
+                "30",
+                "EXPANSION",
+                "2",
+            ];
+            w.words(&cmd);
+            w.words(&["CF.ADD", "cf:sadd", "cf:sadd:0"]);
+            let cmd = ["CF.INSERT", "cf:sins", "CAPACITY", "300", "ITEMS"];
+            w.send(args(&cmd, &items("cf:sins", 0..5)), false);
+        }
         _ => {
             w.words(&["BF.RESERVE", "bf:new", "0.001", "100", "EXPANSION", "2"]);
             w.words(&["BF.ADD", "bf:newadd", "bf:newadd:0"]);
@@ -223,7 +259,7 @@ fn fill(w: &mut Writer, round: usize) {
     let lo = round * ROUND;
     let hi = lo + ROUND;
     for k in keys_at(round) {
-        if k.name != k.items {
+        if k.is_copy() {
             continue; // A LOADCHUNK copy keeps what it was copied from.
         }
         let name = k.name;
@@ -238,11 +274,11 @@ fn fill(w: &mut Writer, round: usize) {
                 let cmd = ["BF.INSERT", name, "NOCREATE", "ITEMS"];
                 w.send(args(&cmd, &items(name, lo..lo + 150)), round > 0);
             }
-            "bf:add" | "bf:newadd" => {
+            "bf:add" | "bf:sadd" | "bf:newadd" => {
                 w.each(&["BF.ADD", name], &items(name, lo + 1..lo + 60));
                 w.send(args(&["BF.MADD", name], &items(name, lo + 60..hi)), false);
             }
-            "bf:ins" | "bf:newins" => {
+            "bf:ins" | "bf:sins" | "bf:newins" => {
                 let cmd = ["BF.INSERT", name, "ITEMS"];
                 w.send(args(&cmd, &items(name, lo..hi)), false);
             }
@@ -257,8 +293,8 @@ fn fill(w: &mut Writer, round: usize) {
                 w.send(args(&cmd, &items(name, lo..lo + 600)), false);
                 w.each(&["CF.DEL", name], &items(name, lo..lo + 100));
             }
-            "cf:ins" => {
-                // NX inserts with repeats inside one command, into a 200-item filter.
+            "cf:ins" | "cf:sins" => {
+                // NX inserts with repeats inside one command, into a small filter.
                 let mut batch = items(name, lo..lo + 300);
                 batch.extend(items(name, lo..lo + 50));
                 let cmd = ["CF.INSERTNX", name, "ITEMS"];
@@ -266,7 +302,7 @@ fn fill(w: &mut Writer, round: usize) {
                 w.each(&["CF.DEL", name], &items(name, lo + 100..lo + 140));
             }
             _ => {
-                // cf:grow, cf:add, cf:new.
+                // cf:grow, cf:add, cf:sres, cf:sadd, cf:new.
                 w.each(&["CF.ADD", name], &items(name, lo + 1..lo + 60));
                 let cmd = ["CF.INSERT", name, "ITEMS"];
                 w.send(args(&cmd, &items(name, lo + 60..hi)), false);
@@ -324,7 +360,7 @@ fn loadchunks_of(c: &mut Connection, family: Family, key: &str, chunks: &[(i64, 
 
 /// Round 1's copies: the SCANDUMP of a key replayed by LOADCHUNK into another key.
 fn copy_by_chunks(c: &mut Connection) {
-    for k in KEYS.iter().filter(|k| k.born == 1) {
+    for k in KEYS.iter().filter(|k| k.is_copy()) {
         let chunks = scandump_of(c, k.family, k.items);
         loadchunks_of(c, k.family, k.name, &chunks);
     }
@@ -764,11 +800,15 @@ fn rsbloom_cli_copies_redisbloom_filters_to_valkey_8() {
 
     let cli = workspace_root().join("target/release/rsbloom-cli");
     assert!(cli.is_file(), "{} is missing: build first", cli.display());
-    let copied: Vec<Key> = keys_at(2)
-        .into_iter()
-        .filter(|k| CLI_COPIES.contains(&k.family))
-        .collect();
-    for k in &copied {
+    let all = keys_at(2);
+    for k in &all {
+        if !CLI_COPIES.contains(&k.family) {
+            // What the CLI does not carry yet goes chunk by chunk by hand, the same way (the
+            // chunks are the module's, whatever RDB version the servers speak).
+            let chunks = scandump_of(&mut s, k.family, k.name);
+            loadchunks_of(&mut t, k.family, k.name, &chunks);
+            continue;
+        }
         let out = Command::new(&cli)
             .args([
                 "--url",
@@ -787,6 +827,6 @@ fn rsbloom_cli_copies_redisbloom_filters_to_valkey_8() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    assert_eq!(key_names(&mut t), names(&copied), "keys copied");
-    assert_same(&mut t, &mut s, &copied, "rsbloom-cli copy to Valkey 8.1");
+    assert_eq!(key_names(&mut t), names(&all), "keys copied");
+    assert_same(&mut t, &mut s, &all, "copied to Valkey 8.1");
 }
