@@ -72,7 +72,8 @@ lint: deps-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
-# Results: target/criterion/ (core) and bench/results/e2e.csv + e2e.svg (end to end).
+# Results: target/criterion/ (core), bench/results/e2e.csv + e2e.svg (end to end) and
+# bench/results/e2e-redisbloom.csv (rsbloom beside RedisBloom 2.8.2 on Redis 7.4.1).
 bench: deps-servers build
 	$(CARGO) bench -p rsbloom-core --bench core
 	python3 bench/e2e.py

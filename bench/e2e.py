@@ -9,7 +9,16 @@ SETBIT at pipeline 32 as the ceiling, several rounds interleaved. It prints medi
 max, the ratio to GETBIT from the same run and the server-side usec_per_call, writes
 bench/results/e2e.csv and draws bench/results/e2e.svg.
 
+Then rsbloom beside RedisBloom 2.8.2: two servers of the same binary (Redis 7.4.1 of
+redis-stack, target/servers/redis-7.4.env, installed by `make deps-servers`), one with each
+module, take the same Bloom and cuckoo commands on 10,000,000-item filters in interleaved
+rounds (each configuration on one server, then on the other, the first alternating by round).
+Each figure is also given as a ratio to GETBIT measured on the same server in the same round,
+and rsbloom / RedisBloom as the median of the per-round ratios. Writes
+bench/results/e2e-redisbloom.csv.
+
 Usage: python3 bench/e2e.py [--rounds N (5)] [--quick] [--only TEXT]
+                            [--part all|rsbloom|redisbloom]
 """
 
 import argparse
@@ -100,15 +109,17 @@ def pin(core):
 
 
 class Server:
-    def __init__(self, workdir):
+    def __init__(self, workdir, program="redis-server", module_file=MODULE,
+                 module_args=("max-filter-bytes", str(2 << 30)), env=None):
         self.port = free_port()
-        module = os.path.join(workdir, "librsbloom.so")
-        shutil.copy(MODULE, module)  # never run a .so a rebuild may overwrite
+        module = os.path.join(workdir, os.path.basename(module_file))
+        shutil.copy(module_file, module)  # never run a .so a rebuild may overwrite
+        os.chmod(module, 0o755)  # redis-stack's wheel installs redisbloom.so without +x
         self.proc = subprocess.Popen(
-            pin(0) + ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+            pin(0) + [program, "--port", str(self.port), "--bind", "127.0.0.1",
                       "--dir", workdir, "--save", "", "--appendonly", "no",
-                      "--loadmodule", module, "max-filter-bytes", str(2 << 30)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                      "--loadmodule", module] + list(module_args),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         deadline = time.time() + 10
         while True:
             try:
@@ -171,24 +182,31 @@ def make_10m(client):
     fill_random(client, "f10m")
 
 
+def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_000):
+    """redis-benchmark of one command on `server`: (calls/s, the server's usec_per_call).
+    Each __rand_int__ in argv becomes a random number below `keyspace`, as 12 digits."""
+    server.client.call("CONFIG", "RESETSTAT")
+    res = subprocess.run(
+        pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-n", str(requests),
+                  "-P", str(pipe), "-r", str(keyspace), "-c", str(clients), "--csv"] + argv,
+        capture_output=True, text=True, check=True)
+    rows = [r for r in csv.reader(res.stdout.splitlines()) if r and r[0] != "test"]
+    rps = float(rows[-1][1])
+    stats = server.client.call("INFO", "commandstats").decode()
+    usec = ""
+    for line in stats.splitlines():
+        if line.startswith(f"cmdstat_{cmd.lower()}:"):
+            usec = float(line.split("usec_per_call=")[1].split(",")[0])
+    return rps, usec
+
+
 def run_one(server, cfg):
     fname, cmd, pipe, prefetch, argv, items, requests = cfg
     client = server.client
     if fname == "10M":
         make_10m(client)
     client.call("CONFIG", "SET", "bf.batch-prefetch", "yes" if prefetch else "no")
-    client.call("CONFIG", "RESETSTAT")
-    res = subprocess.run(
-        pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-n", str(requests),
-                  "-P", str(pipe), "-r", "100000000", "-c", "50", "--csv"] + argv,
-        capture_output=True, text=True, check=True)
-    rows = [r for r in csv.reader(res.stdout.splitlines()) if r and r[0] != "test"]
-    rps = float(rows[-1][1])
-    stats = client.call("INFO", "commandstats").decode()
-    usec = ""
-    for line in stats.splitlines():
-        if line.startswith(f"cmdstat_{cmd.lower()}:"):
-            usec = float(line.split("usec_per_call=")[1].split(",")[0])
+    rps, usec = benchmark(server, cmd, argv, pipe, requests)
     return rps, rps * items, usec
 
 
@@ -225,19 +243,19 @@ def svg_chart(rows, path, subtitle):
         f.write("\n".join(out) + "\n")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="fewer requests per run")
-    ap.add_argument("--only", default="", help="run only configurations whose label contains this"
-                    " (GETBIT always runs, as the baseline)")
-    args = ap.parse_args()
-    for tool in ("redis-server", "redis-benchmark"):
-        if not shutil.which(tool):
-            sys.exit(f"{tool} is missing (make bench installs it)")
-    if not os.path.exists(MODULE):
-        sys.exit(f"{MODULE} is missing: run make build")
+def machine_info(version):
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    cpu = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Redis {version}, commit {commit}"
 
+
+def rsbloom_part(args):
     workdir = tempfile.mkdtemp(prefix="rsbloom-bench-")
     server = Server(workdir)
     try:
@@ -260,15 +278,7 @@ def main():
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    cpu = "unknown cpu"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    machine = f"{cpu}, {os.cpu_count()} cores, Redis {version}, commit {commit}"
+    machine = machine_info(version)
     getbit = statistics.median(s[1] for s in samples[[i for i, c in enumerate(cfgs) if c[1] == "GETBIT"][0]])
 
     os.makedirs(RESULTS, exist_ok=True)
@@ -306,6 +316,227 @@ def main():
         return  # a partial run does not replace the published results
     svg_chart(rows, os.path.join(RESULTS, "e2e.svg"), machine)
     print(f"\nwrote {os.path.join(RESULTS, 'e2e.csv')} and e2e.svg")
+
+
+# --- rsbloom beside RedisBloom 2.8.2 -----------------------------------------------------
+
+CAPACITY = 10_000_000
+# Random items in the Bloom filter before a round's rows: 3,000,000 of its 10,000,000, so the
+# round's adds (about 2.1M) stay within its first layer on both modules.
+BF_PREFILL_CALLS = 3_000
+# The cuckoo filter (16.7M slots in 2-slot buckets) before a round's rows: 1,000,000 random
+# items plus the KNOWN ones, the same filter on both modules (one SCANDUMP, replayed by
+# CF.LOADCHUNK into each every round). Its adds fail, and the filter grows a sub-filter, at
+# a few million items already (RedisBloom's walk of at most 20 kicks, which rsbloom repeats
+# bit for bit; 2.5M to 4.5M in three fills here), and which items a round adds is random:
+# the round's adds (about 0.7M) keep it near 10 % full, where that stays rare.
+CF_PREFILL_CALLS = 1_000
+PREFILL_ITEMS = 1_000
+# The range random items are drawn from (redis-benchmark draws with random(), below 2^31). Wide,
+# so an item rarely comes twice: a cuckoo filter with 2-slot buckets holds at most 4 copies of
+# an item, and a few items drawn 3 or 4 times from a narrow range fail an add and grow it.
+WIDE = 2_000_000_000
+# Items 0..KNOWN (as redis-benchmark writes them, 12 digits) are added to the cuckoo filter
+# once, so CF.COUNT and CF.DEL, drawing from that range, find items that are there.
+KNOWN = 200_000
+MODULES = ("rsbloom", "RedisBloom")
+
+
+def stack_server():
+    """Redis 7.4.1 of redis-stack as tools/servers.sh installed it: the server program, its
+    environment (a private OpenSSL 1.1) and RedisBloom 2.8.2's module file beside it."""
+    env_file = os.path.join(ROOT, "target", "servers", "redis-7.4.env")
+    if not os.path.exists(env_file):
+        sys.exit(f"{env_file} is missing: run make deps-servers (tools/servers.sh redis-7.4)")
+    with open(env_file) as f:
+        fields = dict(l.split("=", 1) for l in f.read().splitlines() if "=" in l)
+    program = fields["REDIS_SERVER"]
+    env = dict(os.environ)
+    if fields.get("LD_LIBRARY_PATH"):
+        inherited = env.get("LD_LIBRARY_PATH")
+        env["LD_LIBRARY_PATH"] = fields["LD_LIBRARY_PATH"] + (f":{inherited}" if inherited else "")
+    redisbloom = os.path.join(os.path.dirname(os.path.dirname(program)), "lib", "redisbloom.so")
+    for path in (program, redisbloom):
+        if not os.path.exists(path):
+            sys.exit(f"{path} is missing: run tools/servers.sh redis-7.4")
+    return program, env, redisbloom
+
+
+def compare_configs(quick):
+    """(command, pipeline, argv, items per call, requests, keyspace): the same on both
+    modules. Lookups and adds draw from WIDE (lookups mostly miss); CF.COUNT and CF.DEL draw
+    from the KNOWN items (CF.DEL removes each on its first draw, about 63 % of its calls)."""
+    scale = 0.2 if quick else 1.0
+    rand = "__rand_int__"
+    many = [rand] * BATCH
+    out = [
+        ("BF.ADD", 32, ["BF.ADD", "bf", rand], 1, 100_000, WIDE),
+        ("BF.EXISTS", 32, ["BF.EXISTS", "bf", rand], 1, 200_000, WIDE),
+        ("BF.MADD", 1, ["BF.MADD", "bf"] + many, BATCH, 10_000, WIDE),
+        ("BF.MEXISTS", 1, ["BF.MEXISTS", "bf"] + many, BATCH, 10_000, WIDE),
+        ("BF.INSERT", 1, ["BF.INSERT", "bf", "ITEMS"] + many, BATCH, 10_000, WIDE),
+        ("CF.ADD", 32, ["CF.ADD", "cf", rand], 1, 100_000, WIDE),
+        ("CF.ADDNX", 32, ["CF.ADDNX", "cf", rand], 1, 100_000, WIDE),
+        ("CF.EXISTS", 32, ["CF.EXISTS", "cf", rand], 1, 200_000, WIDE),
+        ("CF.MEXISTS", 1, ["CF.MEXISTS", "cf"] + many, BATCH, 10_000, WIDE),
+        ("CF.INSERT", 1, ["CF.INSERT", "cf", "ITEMS"] + many, BATCH, 5_000, WIDE),
+        ("CF.COUNT", 32, ["CF.COUNT", "cf", rand], 1, 200_000, KNOWN),
+        ("CF.DEL", 32, ["CF.DEL", "cf", rand], 1, 200_000, KNOWN),
+        ("GETBIT", 32, ["GETBIT", "bits", "12345"], 1, 400_000, WIDE),
+    ]
+    return [(c, p, argv, n, max(1000, int(r * scale)), k) for c, p, argv, n, r, k in out]
+
+
+def compare_label(cfg):
+    cmd, pipe, _, items, _, _ = cfg
+    return f"{cmd}" + (f" x{items}" if items > 1 else "") + f" P{pipe}"
+
+
+def sub_filters(client, cmd, key):
+    info = client.call(cmd, key)
+    return dict(zip(info[::2], info[1::2]))["Number of filters"]
+
+
+def cuckoo_chunks(server):
+    """The CF.SCANDUMP of a 10M cuckoo filter holding the KNOWN items and random ones, in one
+    sub-filter (a fill that grew one is drawn again)."""
+    c = server.client
+    for _ in range(5):
+        c.call("DEL", "cf")
+        c.call("CF.RESERVE", "cf", str(CAPACITY))
+        for start in range(0, KNOWN, 1000):
+            c.call("CF.INSERT", "cf", "ITEMS", *(b"%012d" % i for i in range(start, start + 1000)))
+        benchmark(server, "CF.INSERT", ["CF.INSERT", "cf", "ITEMS"] + ["__rand_int__"] * PREFILL_ITEMS,
+                  4, CF_PREFILL_CALLS, clients=4, keyspace=WIDE)
+        if sub_filters(c, "CF.INFO", "cf") == 1:
+            break
+    else:
+        sys.exit("the cuckoo prefill grew a sub-filter five times")
+    chunks, it = [], 0
+    while True:
+        it, data = c.call("CF.SCANDUMP", "cf", it)
+        if it == 0:
+            break
+        chunks.append((it, data))
+    c.call("DEL", "cf")
+    return chunks
+
+
+def fresh_filters(server, cf_chunks):
+    """New 10M filters of both kinds on `server`: a Bloom filter with random items, and the
+    cuckoo filter of `cf_chunks`. Made again every round, so every round starts from the same
+    states on both modules."""
+    c = server.client
+    c.call("DEL", "bf", "cf")
+    c.call("BF.RESERVE", "bf", "0.01", str(CAPACITY))
+    benchmark(server, "BF.MADD", ["BF.MADD", "bf"] + ["__rand_int__"] * PREFILL_ITEMS, 4,
+              BF_PREFILL_CALLS, clients=4, keyspace=WIDE)
+    for it, data in cf_chunks:
+        c.call("CF.LOADCHUNK", "cf", it, data)
+
+
+def filters_grew(server):
+    """Whether a round's adds grew a filter past its first layer / sub-filter (then the
+    figures would measure another filter than the one described)."""
+    return any(sub_filters(server.client, cmd, key) != 1
+               for cmd, key in (("BF.INFO", "bf"), ("CF.INFO", "cf")))
+
+
+def redisbloom_part(args):
+    program, env, redisbloom = stack_server()
+    cfgs = [c for c in compare_configs(args.quick)
+            if args.only in compare_label(c) or c[0] == "GETBIT"]
+    workdirs = [tempfile.mkdtemp(prefix="rsbloom-bench-") for _ in MODULES]
+    servers = []
+    grew = set()
+    # samples[module][i]: (calls/s, items/s, usec_per_call) per round
+    samples = {m: {i: [] for i in range(len(cfgs))} for m in MODULES}
+    try:
+        servers.append(Server(workdirs[0], program, MODULE, (), env))
+        servers.append(Server(workdirs[1], program, redisbloom, (), env))
+        version = servers[0].client.call("INFO", "server").decode().split("redis_version:")[1].split()[0]
+        for server in servers:
+            server.client.call("SETBIT", "bits", "12345", "1")
+        cf_chunks = cuckoo_chunks(servers[0])
+        for rnd in range(args.rounds):
+            # A B, then B A: neither module always runs first (warm caches, a busy neighbour).
+            order = list(zip(MODULES, servers))
+            if rnd % 2:
+                order.reverse()
+            for _, server in order:
+                fresh_filters(server, cf_chunks)
+            for i, cfg in enumerate(cfgs):
+                cmd, pipe, argv, items, requests, keyspace = cfg
+                for module, server in order:
+                    rps, usec = benchmark(server, cmd, argv, pipe, requests, keyspace=keyspace)
+                    samples[module][i].append((rps, rps * items, usec))
+                    print(f"round {rnd + 1}/{args.rounds}: {module:10s} {compare_label(cfg):22s} "
+                          f"{rps * items:>14,.0f} items/s", flush=True)
+            grew.update((m, rnd + 1) for m, server in order if filters_grew(server))
+    finally:
+        for server in servers:
+            server.stop()
+        for d in workdirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+    machine = machine_info(version)
+    getbit_i = [i for i, c in enumerate(cfgs) if c[0] == "GETBIT"][0]
+    getbit = {m: statistics.median(s[1] for s in samples[m][getbit_i]) for m in MODULES}
+    os.makedirs(RESULTS, exist_ok=True)
+    csv_name = "e2e-redisbloom-partial.csv" if args.only else "e2e-redisbloom.csv"
+    with open(os.path.join(RESULTS, csv_name), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["date", "machine", "module", "command", "pipeline", "items_per_call", "run",
+                    "calls_per_s", "items_per_s", "usec_per_call"])
+        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        for m in MODULES:
+            for i, cfg in enumerate(cfgs):
+                for run, (rps, ips, usec) in enumerate(samples[m][i]):
+                    w.writerow([date, machine, m, cfg[0], cfg[1], cfg[3], run + 1,
+                                f"{rps:.0f}", f"{ips:.0f}", usec])
+
+    print(f"\nrsbloom beside RedisBloom 2.8.2, {args.rounds} interleaved rounds; {machine}\n")
+    head = (f"{'configuration':22s} {'rsbloom items/s':>16s} {'x GETBIT':>9s} {'usec':>7s} "
+            f"{'RedisBloom items/s':>19s} {'x GETBIT':>9s} {'usec':>7s} {'rsbloom/RB':>11s}")
+    print(head)
+    for i, cfg in enumerate(cfgs):
+        med = {m: statistics.median(s[1] for s in samples[m][i]) for m in MODULES}
+        usec = {}
+        for m in MODULES:
+            us = [s[2] for s in samples[m][i] if s[2] != ""]
+            usec[m] = statistics.median(us) if us else float("nan")
+        # The same round on both modules: its ratio cancels what the round shared (noise).
+        paired = statistics.median(a[1] / b[1] for a, b in
+                                   zip(samples["rsbloom"][i], samples["RedisBloom"][i]))
+        print(f"{compare_label(cfg):22s} {med['rsbloom']:>16,.0f} "
+              f"{med['rsbloom'] / getbit['rsbloom']:>9.2f} {usec['rsbloom']:>7.2f} "
+              f"{med['RedisBloom']:>19,.0f} {med['RedisBloom'] / getbit['RedisBloom']:>9.2f} "
+              f"{usec['RedisBloom']:>7.2f} {paired:>10.2f}x")
+    for m, rnd in sorted(grew):
+        print(f"NOTE: a filter on {m} grew past its first layer / sub-filter in round {rnd}: "
+              f"the rows after that in the round measured a larger filter there")
+    print(f"\nwrote {os.path.join(RESULTS, csv_name)}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="fewer requests per run")
+    ap.add_argument("--only", default="", help="run only configurations whose label contains this"
+                    " (GETBIT always runs, as the baseline)")
+    ap.add_argument("--part", choices=("all", "rsbloom", "redisbloom"), default="all",
+                    help="rsbloom alone on the system redis-server, rsbloom beside RedisBloom on "
+                    "Redis 7.4.1, or both")
+    args = ap.parse_args()
+    for tool in ("redis-server", "redis-benchmark"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing (make bench installs it)")
+    if not os.path.exists(MODULE):
+        sys.exit(f"{MODULE} is missing: run make build")
+    if args.part in ("all", "rsbloom"):
+        rsbloom_part(args)
+    if args.part in ("all", "redisbloom"):
+        redisbloom_part(args)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ mod name_clash;
 mod notifications;
 mod persistence;
 mod redisbloom_compat;
+mod redisbloom_live;
 mod redisbloom_replication;
 mod replication;
 mod replication_faults;

@@ -259,6 +259,17 @@ impl ServerOpts {
         }
     }
 
+    /// Copy the module file into the server's directory `dir`, executable: a server refuses a
+    /// module without execute permission (redis-stack's wheel installs `redisbloom.so` 0644).
+    fn place_module(&self, dir: &Path) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let module = self.module_file.clone().unwrap_or_else(module_path);
+        let copy = dir.join(self.module_name());
+        fs::copy(&module, &copy).map_err(|e| format!("copy {}: {e}", module.display()))?;
+        fs::set_permissions(&copy, fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("chmod {}: {e}", copy.display()))
+    }
+
     /// The file name, inside the server's directory, of the module it loads.
     fn module_name(&self) -> &'static str {
         if self.module_file.is_some() {
@@ -295,21 +306,26 @@ impl Server {
     pub fn try_start(opts: ServerOpts) -> Result<Server, String> {
         let dir = Arc::new(TempDir::new());
         // The server loads a private copy: overwriting a loaded .so crashes its server.
-        let module = opts.module_file.clone().unwrap_or_else(module_path);
-        fs::copy(&module, dir.path().join(opts.module_name()))
-            .map_err(|e| format!("copy {}: {e}", module.display()))?;
+        opts.place_module(dir.path())?;
         Server::spawn_in(dir, opts, 0)
     }
 
     /// Start a server after `prepare` has placed files in its new temp dir (an RDB or AOF for
     /// it to load at start-up); panics (with the log) on failure.
     pub fn start_prepared(opts: ServerOpts, prepare: impl FnOnce(&Path)) -> Server {
+        Server::try_start_prepared(opts, prepare).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Server::start_prepared`] for a start that may fail (a server refusing the file it was
+    /// given): `Err` carries the server's log.
+    pub fn try_start_prepared(
+        opts: ServerOpts,
+        prepare: impl FnOnce(&Path),
+    ) -> Result<Server, String> {
         let dir = Arc::new(TempDir::new());
-        let module = opts.module_file.clone().unwrap_or_else(module_path);
-        fs::copy(&module, dir.path().join(opts.module_name()))
-            .unwrap_or_else(|e| panic!("copy {}: {e}", module.display()));
+        opts.place_module(dir.path())?;
         prepare(dir.path());
-        Server::spawn_in(dir, opts, 0).unwrap_or_else(|e| panic!("{e}"))
+        Server::spawn_in(dir, opts, 0)
     }
 
     /// The name and bytes of the base file in the manifest of `appendonlydir/`.
