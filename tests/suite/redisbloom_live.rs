@@ -9,7 +9,7 @@
 //! 2. RedisBloom's RDB (version 12) and DUMP payloads loaded by rsbloom on Redis 8.2;
 //! 3. the same on Valkey 9.1, which needs `rdb-version-check relaxed` for them;
 //! 4. `rsbloom-cli copy` from RedisBloom to rsbloom on Valkey 8.1, which cannot read a Redis
-//!    7.4 payload at all (cuckoo keys by their CF.SCANDUMP until the CLI copies them).
+//!    7.4 payload at all, Bloom and cuckoo keys alike.
 //!
 //! Every comparison takes, per key, TYPE, the DUMP body (the payload without the server's
 //! RDB-version + CRC footer), INFO, DEBUG, single and multi EXISTS over items added, deleted
@@ -32,11 +32,6 @@ enum Family {
     Bloom,
     Cuckoo,
 }
-
-/// The families `rsbloom-cli copy` carries. Cuckoo support is on its way: add
-/// `Family::Cuckoo` here and the Valkey 8.1 test copies the cuckoo keys with the CLI too
-/// (until then it replays their CF.SCANDUMP itself).
-const CLI_COPIES: &[Family] = &[Family::Bloom];
 
 /// A key of the scenario: its family, the prefix of the items added to it (a LOADCHUNK copy
 /// holds its source's items) and the round that creates it.
@@ -802,13 +797,6 @@ fn rsbloom_cli_copies_redisbloom_filters_to_valkey_8() {
     assert!(cli.is_file(), "{} is missing: build first", cli.display());
     let all = keys_at(2);
     for k in &all {
-        if !CLI_COPIES.contains(&k.family) {
-            // What the CLI does not carry yet goes chunk by chunk by hand, the same way (the
-            // chunks are the module's, whatever RDB version the servers speak).
-            let chunks = scandump_of(&mut s, k.family, k.name);
-            loadchunks_of(&mut t, k.family, k.name, &chunks);
-            continue;
-        }
         let out = Command::new(&cli)
             .args([
                 "--url",
