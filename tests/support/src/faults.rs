@@ -147,7 +147,12 @@ pub struct Ran {
 pub fn run_with_timeout(program: &str, args: &[String], dir: &Path, timeout: Duration) -> Ran {
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out_path = dir.join(format!("{program}-{n}.out"));
+    // Named by the program's file name: a full path joined to `dir` would replace it.
+    let name = Path::new(program)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".to_string());
+    let out_path = dir.join(format!("{name}-{n}.out"));
     let out = fs::File::create(&out_path).expect("create output file");
     let err = out.try_clone().expect("clone output file");
     let mut child = Command::new(program)
