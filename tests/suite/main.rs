@@ -35,3 +35,4 @@ mod replication;
 mod replication_faults;
 mod resp3;
 mod scaling;
+mod slot_migration;
