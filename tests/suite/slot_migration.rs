@@ -13,6 +13,8 @@
 //!   nothing on the target, and a second migration then succeeds;
 //! - a target killed with SIGKILL in the middle leaves the source owning, answering and
 //!   accepting writes as before;
+//! - a target that refuses a filter (its `bf.max-filter-bytes` is lower) fails the migration:
+//!   the source keeps everything, the target nothing, and with the limit raised it goes on;
 //! - the module loads on every installed server and declares the option on Valkey 9 only.
 //!
 //! The migrations are held after the snapshot with `DEBUG SLOTMIGRATION PREVENT-PAUSE 1` on
@@ -164,7 +166,15 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
     let cf = plan.key(0, "cuckoo");
     expect_ok(
         con,
-        &["CF.RESERVE", &cf, "64", "BUCKETSIZE", "2", "EXPANSION", "1"],
+        &[
+            "CF.RESERVE",
+            &cf,
+            "256",
+            "BUCKETSIZE",
+            "2",
+            "EXPANSION",
+            "1",
+        ],
     );
     let items = gen_items(&format!("{cf}/"), 0..1500);
     for item in &items {
@@ -523,15 +533,19 @@ fn migration_carries_every_filter_byte_for_byte_while_writes_run() {
     let import = wait_state(&cluster, plan.target, &name, "waiting-for-paused");
     assert_eq!(import["operation"], "IMPORT");
     let snapshot_took = started.elapsed();
+    // Every key is on the target once the snapshot is in (counted per slot: DBSIZE leaves out
+    // keys of importing slots).
     let mut target = cluster.conn(plan.target);
+    let imported: i64 = plan
+        .slots
+        .iter()
+        .map(|&s| count_in_slot(&mut target, s))
+        .sum();
     eprintln!(
-        "held after the snapshot ({snapshot_took:?}): target DBSIZE {:?}, COUNTKEYSINSLOT {:?}",
-        raw(&mut target, &["DBSIZE"]),
-        raw(
-            &mut target,
-            &["CLUSTER", "COUNTKEYSINSLOT", &plan.slots[0].to_string()]
-        )
+        "held after the snapshot ({snapshot_took:?}): {imported} keys in the slots, DBSIZE {:?}",
+        raw(&mut target, &["DBSIZE"])
     );
+    assert_eq!(imported, (set.keys.len() + live_keys(&plan).len()) as i64);
     writer.wait_more(STREAMED_WRITES);
     prevent_pause(&cluster, plan.source, false);
     let done = wait_state(&cluster, plan.source, &name, "success");
@@ -611,17 +625,34 @@ fn cancelled_migration_leaves_the_source_whole_and_the_target_empty() {
     let name = start_migration(&cluster, &plan);
     wait_state(&cluster, plan.source, &name, "waiting-to-pause");
     wait_state(&cluster, plan.target, &name, "waiting-for-paused");
+    let mut target = cluster.conn(plan.target);
+    let imported: i64 = plan
+        .slots
+        .iter()
+        .map(|&s| count_in_slot(&mut target, s))
+        .sum();
+    assert_eq!(
+        imported,
+        set.keys.len() as i64,
+        "keys on the target before the cancel"
+    );
     expect_ok(&mut source, &["CLUSTER", "CANCELSLOTMIGRATIONS"]);
     wait_state(&cluster, plan.source, &name, "cancelled");
     // The import fails when the source closes the link, after deleting what it imported.
     wait_state(&cluster, plan.target, &name, "failed");
 
-    let mut target = cluster.conn(plan.target);
     assert_eq!(
         as_int(&raw(&mut target, &["DBSIZE"])),
         0,
         "keys left on the target"
     );
+    for slot in plan.slots {
+        assert_eq!(
+            count_in_slot(&mut target, slot),
+            0,
+            "slot {slot} left on the target"
+        );
+    }
     let view = cluster.view_from(plan.source);
     for slot in plan.slots {
         assert!(
@@ -678,10 +709,10 @@ fn killed_target_leaves_the_source_owning_and_answering() {
         &before,
     );
     assert_members(&mut source, &set, "source");
-    // Not left paused: writes to the slots go on.
-    let key = &set.filters[0].key;
-    expect_int(&mut source, &["BF.ADD", key, "after the kill"], 1);
-    expect_int(&mut source, &["BF.EXISTS", key, "after the kill"], 1);
+    // Not left paused: writes to the slots go on (a new filter: its first add answers 1).
+    let key = plan.key(0, "after-the-kill");
+    expect_int(&mut source, &["BF.ADD", &key, "item"], 1);
+    expect_int(&mut source, &["BF.EXISTS", &key, "item"], 1);
 }
 
 #[test]
@@ -706,4 +737,63 @@ fn module_declares_atomic_slot_migration_on_valkey_9_only() {
             common::faults::tail(&log, 20)
         );
     }
+}
+
+#[test]
+fn target_refusing_a_filter_fails_the_migration_and_the_source_keeps_it() {
+    let cluster = valkey_cluster(&[]);
+    let plan = plan(&cluster);
+    let mut source = cluster.conn(plan.source);
+    let mut set = populate(&mut source, &plan, false);
+    // About 3.6 MB: over the target's limit below, within the source's default.
+    let key = plan.key(1, "over-the-target-limit");
+    expect_ok(&mut source, &["BF.RESERVE", &key, "0.001", "2000000"]);
+    set.keys.push(key);
+    let before = dumps(&mut source, &set.keys);
+    let mut target = cluster.conn(plan.target);
+    expect_ok(
+        &mut target,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "1000000"],
+    );
+
+    // The target's LOADCHUNK of that filter answers the size-limit error, which ends the
+    // import (Valkey fails a migration on any error its import client meets).
+    let name = start_migration(&cluster, &plan);
+    let failed = wait_state(&cluster, plan.target, &name, "failed");
+    eprintln!("import after the refusal: {failed:?}");
+    wait_state(&cluster, plan.source, &name, "failed");
+    for slot in plan.slots {
+        assert_eq!(
+            count_in_slot(&mut target, slot),
+            0,
+            "slot {slot} left on the target"
+        );
+    }
+    let view = cluster.view_from(plan.source);
+    for slot in plan.slots {
+        assert!(
+            view.iter().any(|n| n.port == plan.source && n.owns(slot)),
+            "slot {slot} left the source: {view:#?}"
+        );
+    }
+    assert_same_dumps(
+        "source after the refusal",
+        &dumps(&mut source, &set.keys),
+        &before,
+    );
+    assert_members(&mut source, &set, "source");
+
+    // With the limit raised, the same migration goes through.
+    expect_ok(
+        &mut target,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
+    let again = start_migration(&cluster, &plan);
+    wait_state(&cluster, plan.source, &again, "success");
+    wait_state(&cluster, plan.target, &again, "success");
+    assert_same_dumps(
+        "target after the second migration",
+        &dumps(&mut target, &set.keys),
+        &before,
+    );
 }
