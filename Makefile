@@ -44,7 +44,7 @@ test: deps
 # REDIS_SERVER says, so they run once, in `make test`, and are skipped here.
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := name_clash:: redisbloom_live::
+PINNED  := name_clash:: redisbloom_live:: slot_migration::
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets

@@ -9,12 +9,13 @@ pub mod alloc;
 pub mod commands;
 pub mod config;
 pub mod datatype;
+pub mod host;
 mod name_clash;
 
 use std::ffi::CStr;
 
 use redis_module::configuration::ConfigurationFlags;
-use redis_module::{redis_module, Context, ModuleOptions, RedisString, Status};
+use redis_module::{redis_module, Context, RedisString, Status};
 
 use config::{
     BATCH_PREFETCH, CF_BUCKET_SIZE, CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS,
@@ -36,8 +37,7 @@ const SINCE: &CStr =
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     name_clash::reached_init();
-    // Short reads in rdb_load become errors (RESTORE answers "Bad data format"), not aborts.
-    ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+    host::declare_options(ctx);
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())

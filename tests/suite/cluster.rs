@@ -272,15 +272,6 @@ fn dbsizes(cluster: &Cluster) -> BTreeMap<u16, i64> {
         .collect()
 }
 
-/// `cmdstat_<name>` calls in `INFO commandstats` of one node (0 when never called).
-fn command_calls(con: &mut redis::Connection, name: &str) -> i64 {
-    let text = info_section(con, "commandstats");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&format!("cmdstat_{name}:calls=")))
-        .map(|rest| rest.split(',').next().unwrap().parse().expect("calls"))
-        .unwrap_or(0)
-}
-
 #[test]
 fn filters_spread_over_masters_and_every_command_routes() {
     let cluster = Cluster::start();

@@ -37,3 +37,4 @@ mod replication;
 mod replication_faults;
 mod resp3;
 mod scaling;
+mod slot_migration;

@@ -1,7 +1,9 @@
 //! A real Redis Cluster for the tests: six `redis-server` processes with the module (three
-//! masters, three replicas) on free loopback ports, created with `redis-cli --cluster create`,
-//! and stopped (every process killed and reaped, every directory removed) when the `Cluster`
-//! is dropped, also when a test panics.
+//! masters, three replicas), or three masters only (`ClusterOpts::masters_only`), on free
+//! loopback ports, created with `redis-cli --cluster create`, and stopped (every process
+//! killed and reaped, every directory removed) when the `Cluster` is dropped, also when a test
+//! panics. The nodes run `$REDIS_SERVER` and the cluster is created with `$REDIS_CLI`, or a
+//! given installed server and its cli (`ClusterOpts::installed`).
 //!
 //! Each node runs in its own temporary directory `<dir>` with
 //! `--cluster-enabled yes --cluster-config-file nodes.conf` (Redis resolves it in `--dir`, so
@@ -15,7 +17,7 @@
 //! 2 s node timeout and be failed over by its peers.
 
 use super::faults::{kill9, run_with_timeout, server_pid, tail, try_conn, wait_port_closed, Ran};
-use super::{info_section, Server, ServerOpts, TempDir};
+use super::{info_section, Installed, Server, ServerOpts, TempDir};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::Connection;
 use std::collections::HashSet;
@@ -113,11 +115,24 @@ pub fn key_slot(key: &[u8]) -> u16 {
     redis::cluster_routing::get_slot(key)
 }
 
-/// Six nodes forming one cluster. Dropping it kills every node.
+/// How a cluster is made.
+#[derive(Clone, Default)]
+pub struct ClusterOpts {
+    /// Extra server arguments for every node.
+    pub server_args: Vec<String>,
+    /// Run this installed server, and create the cluster with its cli, instead of
+    /// `$REDIS_SERVER` and `$REDIS_CLI`.
+    pub installed: Option<Installed>,
+    /// Three masters and no replicas (else one replica per master).
+    pub masters_only: bool,
+}
+
+/// Six nodes (or three masters) forming one cluster. Dropping it kills every node.
 pub struct Cluster {
     nodes: Vec<Server>,
     dead: HashSet<u16>,
     work: TempDir,
+    cli: String,
     _one_at_a_time: MutexGuard<'static, ()>,
 }
 
@@ -130,6 +145,15 @@ impl Cluster {
 
     /// Like `start`, with extra server arguments for every node.
     pub fn start_with(extra: &[&str]) -> Cluster {
+        Cluster::start_opts(&ClusterOpts {
+            server_args: extra.iter().map(|s| s.to_string()).collect(),
+            ..ClusterOpts::default()
+        })
+    }
+
+    /// Start the nodes `opts` asks for, create the cluster (3 masters, with or without one
+    /// replica each) and wait until it is ready.
+    pub fn start_opts(opts: &ClusterOpts) -> Cluster {
         let guard = ONE_CLUSTER_AT_A_TIME
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -137,10 +161,19 @@ impl Cluster {
             nodes: Vec::new(),
             dead: HashSet::new(),
             work: TempDir::new(),
+            cli: match &opts.installed {
+                Some(i) => i.cli.display().to_string(),
+                None => crate::cli_program(),
+            },
             _one_at_a_time: guard,
         };
-        for _ in 0..6 {
-            cluster.nodes.push(start_node(extra));
+        let (count, replicas) = if opts.masters_only {
+            (3, "0")
+        } else {
+            (6, "1")
+        };
+        for _ in 0..count {
+            cluster.nodes.push(start_node(opts));
         }
         for node in &cluster.nodes {
             assert!(
@@ -158,7 +191,7 @@ impl Cluster {
                 .map(|n| format!("127.0.0.1:{}", n.port)),
         );
         args.extend(
-            ["--cluster-replicas", "1", "--cluster-yes"]
+            ["--cluster-replicas", replicas, "--cluster-yes"]
                 .iter()
                 .map(|s| s.to_string()),
         );
@@ -173,7 +206,7 @@ impl Cluster {
 
     /// Run `redis-cli` with these arguments (time limit `CLI_TIMEOUT`).
     pub fn cli(&self, args: &[String]) -> Ran {
-        run_with_timeout(&crate::cli_program(), args, self.work.path(), CLI_TIMEOUT)
+        run_with_timeout(&self.cli, args, self.work.path(), CLI_TIMEOUT)
     }
 
     /// Every node's server (killed ones too).
@@ -442,7 +475,7 @@ impl Drop for Cluster {
 }
 
 /// Start one cluster node: its own directory, a free port and a free cluster-bus port.
-fn start_node(extra: &[&str]) -> Server {
+fn start_node(opts: &ClusterOpts) -> Server {
     let mut last = String::new();
     for _ in 0..5 {
         let bus = super::free_port();
@@ -461,12 +494,13 @@ fn start_node(extra: &[&str]) -> Server {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let opts = ServerOpts {
+        args.extend(opts.server_args.iter().cloned());
+        let server_opts = ServerOpts {
             server_args: args,
+            installed: opts.installed.clone(),
             ..ServerOpts::default()
         };
-        match Server::try_start(opts) {
+        match Server::try_start(server_opts) {
             Ok(server) => return server,
             Err(e) => last = e,
         }

@@ -271,6 +271,15 @@ pub fn info_field(con: &mut Connection, section: &str, name: &str) -> Option<Str
     })
 }
 
+/// `cmdstat_<name>` calls in `INFO commandstats` (0 when never called).
+pub fn command_calls(con: &mut Connection, name: &str) -> i64 {
+    let text = info_section(con, "commandstats");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("cmdstat_{name}:calls=")))
+        .map(|rest| rest.split(',').next().unwrap().parse().expect("calls"))
+        .unwrap_or(0)
+}
+
 /// `DEBUG DIGEST-VALUE key` as hex text.
 pub fn digest_value(con: &mut Connection, key: &str) -> String {
     match raw(con, &["DEBUG", "DIGEST-VALUE", key]) {

@@ -1,0 +1,94 @@
+//! Which server hosts the module, for the module options only some servers define.
+//!
+//! Valkey answers `redis_version:7.2.4` (and `RedisModule_GetServerVersion` says the same) for
+//! compatibility with Redis clients, so its own version is read from the `valkey_version` field
+//! of `INFO server`, which Redis does not have.
+
+use std::ffi::c_int;
+
+use redis_module::{raw, Context, ModuleOptions};
+
+/// Valkey's `VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION` (valkeymodule.h, Valkey 9.0).
+/// Without it, Valkey 9 refuses `CLUSTER MIGRATESLOTS` for every slot of the cluster while
+/// this module is loaded. Redis defines no such bit (its options end at bit 3 up to 8.2) and
+/// may give bit 5 another meaning: it is set on Valkey 9 and newer only.
+///
+/// rsbloom can take it: the target receives the slots as the AOF rewrite writes them (each
+/// filter as its `BF.LOADCHUNK` / `CF.LOADCHUNK` chunks, what an AOF load replays), then the
+/// commands the source propagates (what a replica receives); the module keeps no state
+/// outside its keys (no key index, no server-event handlers), so keys that exist on the target
+/// before it owns their slot, or that vanish from it when an import fails, need nothing from it.
+pub const HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
+
+/// The first Valkey with atomic slot migration.
+const ATOMIC_SLOT_MIGRATION_SINCE: (u32, u32, u32) = (9, 0, 0);
+
+/// `major.minor.patch` of a version field (a suffix after the patch number is ignored).
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().splitn(3, '.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch_text = parts.next()?;
+    let digits = patch_text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(patch_text.len());
+    let patch = patch_text[..digits].parse().ok()?;
+    Some((major, minor, patch))
+}
+
+/// Valkey's own version, `None` on Redis (or when the field cannot be read).
+pub fn valkey_version(ctx: &Context) -> Option<(u32, u32, u32)> {
+    let info = ctx.server_info("server");
+    let field = info.field("valkey_version")?;
+    parse_version(field.try_as_str().ok()?)
+}
+
+/// Whether a server of this Valkey version (`None`: Redis) gives
+/// [`HANDLE_ATOMIC_SLOT_MIGRATION`] its meaning.
+pub fn has_atomic_slot_migration(valkey: Option<(u32, u32, u32)>) -> bool {
+    valkey.is_some_and(|v| v >= ATOMIC_SLOT_MIGRATION_SINCE)
+}
+
+/// Declare the module's options (one call: each call replaces the previous set). Short reads
+/// in rdb_load become errors (RESTORE answers "Bad data format"), not aborts, everywhere;
+/// atomic slot migration where the server has it, noted in the server's log.
+pub fn declare_options(ctx: &Context) {
+    let valkey = valkey_version(ctx);
+    let mut options = ModuleOptions::HANDLE_IO_ERRORS.bits();
+    if has_atomic_slot_migration(valkey) {
+        options |= HANDLE_ATOMIC_SLOT_MIGRATION;
+        if let Some((major, minor, patch)) = valkey {
+            ctx.log_notice(&format!(
+                "bf: Valkey {major}.{minor}.{patch}: declaring support for atomic slot migration"
+            ));
+        }
+    }
+    if let Some(set) = unsafe { raw::RedisModule_SetModuleOptions } {
+        unsafe { set(ctx.ctx, options) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("9.1.2"), Some((9, 1, 2)));
+        assert_eq!(parse_version("9.0.0-rc1"), Some((9, 0, 0)));
+        assert_eq!(parse_version(" 10.2.33\r"), Some((10, 2, 33)));
+        assert_eq!(parse_version("unstable"), None);
+        assert_eq!(parse_version("9.1"), None);
+        assert_eq!(parse_version("x.1.2"), None);
+    }
+
+    #[test]
+    fn only_valkey_9_and_later_get_the_bit() {
+        assert!(!has_atomic_slot_migration(None));
+        assert!(!has_atomic_slot_migration(Some((8, 1, 8))));
+        assert!(!has_atomic_slot_migration(Some((8, 99, 99))));
+        assert!(has_atomic_slot_migration(Some((9, 0, 0))));
+        assert!(has_atomic_slot_migration(Some((9, 1, 2))));
+        assert!(has_atomic_slot_migration(Some((10, 0, 0))));
+    }
+}
