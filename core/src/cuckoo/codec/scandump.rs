@@ -33,11 +33,29 @@ pub fn encode_header(meta: &CuckooMeta) -> Vec<u8> {
     out
 }
 
-/// Parses and checks a header: `CfInvalidHeader` unless 38 bytes, `CfCannotCreate` for
-/// parameters RedisBloom refuses or that do not make a filter, `TooLarge` over `limit`.
+/// Who sends a LOADCHUNK call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// A user: RedisBloom's header checks, refusals included.
+    User,
+    /// The server replaying its own writes (the AOF at load, a primary's stream): an AOF
+    /// rewrite emits headers of filters that came from an RDB or a RESTORE, which may have
+    /// a bucket count that is not a power of two or 0 iterations (RedisBloom's loader takes
+    /// both, its LOADCHUNK neither). Refusing them here would lose the key on a restart, so
+    /// only what makes a valid filter is checked.
+    Server,
+}
+
+/// Parses and checks a user's header: `CfInvalidHeader` unless 38 bytes, `CfCannotCreate`
+/// for parameters RedisBloom refuses or that do not make a filter, `TooLarge` over `limit`.
 /// As in RedisBloom, the sub-filter count is read in 16 bits (65537 is 1), and the counters
 /// are taken as they are.
 pub fn decode_header(bytes: &[u8], limit: u64) -> Result<CuckooMeta> {
+    decode_header_from(bytes, limit, Sender::User)
+}
+
+/// [`decode_header`] with the checks for `sender`.
+pub fn decode_header_from(bytes: &[u8], limit: u64, sender: Sender) -> Result<CuckooMeta> {
     let bytes: &[u8; HEADER_LEN] = bytes.try_into().map_err(|_| Error::CfInvalidHeader)?;
     let u64_at = |at: usize| {
         let mut b = [0u8; 8];
@@ -56,11 +74,10 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<CuckooMeta> {
     };
     let refused = !(1..=255).contains(&meta.bucket_size)
         || !(1..=MAX_BUCKETS).contains(&meta.num_buckets)
-        || !meta.num_buckets.is_power_of_two()
         || meta.num_filters == 0
-        || meta.max_iterations == 0
         || (meta.expansion == 0 && meta.num_filters > 1);
-    if refused {
+    let user_refused = !meta.num_buckets.is_power_of_two() || meta.max_iterations == 0;
+    if refused || (sender == Sender::User && user_refused) {
         return Err(Error::CfCannotCreate);
     }
     match meta.validate(limit) {
@@ -123,12 +140,18 @@ pub enum Load<'a> {
     Data { offset: u64, data: &'a [u8] },
 }
 
-/// Classifies and checks one LOADCHUNK call: iterator 0 is `CfInvalidPosition`; 1 a header;
-/// any other needs `0 < len <= it - 1` (`CfCannotLoadChunk`, as for negative iterators).
+/// Classifies and checks one LOADCHUNK call of a user: iterator 0 is `CfInvalidPosition`;
+/// 1 a header; any other needs `0 < len <= it - 1` (`CfCannotLoadChunk`, as for negative
+/// iterators).
 pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
+    parse_load_from(iter, data, limit, Sender::User)
+}
+
+/// [`parse_load`] with the header checks for `sender`.
+pub fn parse_load_from(iter: i64, data: &[u8], limit: u64, sender: Sender) -> Result<Load<'_>> {
     match iter {
         0 => Err(Error::CfInvalidPosition),
-        1 => Ok(Load::Header(decode_header(data, limit)?)),
+        1 => Ok(Load::Header(decode_header_from(data, limit, sender)?)),
         it if it > 1 && !data.is_empty() => {
             let offset = (it as u64 - 1)
                 .checked_sub(data.len() as u64)
