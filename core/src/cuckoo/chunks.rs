@@ -3,6 +3,7 @@
 
 use super::CuckooFilter;
 use crate::error::{Error, Result};
+use crate::stream;
 
 impl CuckooFilter {
     /// The sub-filter holding stream byte `offset`, and the offset within it. With
@@ -15,15 +16,7 @@ impl CuckooFilter {
             let i = usize::try_from(offset / len).ok()?;
             return (i < self.filters.len()).then_some((i, offset % len));
         }
-        let mut start = 0u64;
-        for (i, f) in self.filters.iter().enumerate() {
-            let len = f.slots().len() as u64;
-            if offset - start < len {
-                return Some((i, offset - start));
-            }
-            start += len;
-        }
-        None
+        stream::locate(self.filters.iter().map(|f| f.slots().len() as u64), offset)
     }
 
     /// The chunk SCANDUMP returns for stream byte `offset`, as RedisBloom cuts it: a

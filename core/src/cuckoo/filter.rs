@@ -10,9 +10,9 @@
 //! fails is undone step by step, so the sub-filter is as it was. Nothing is random.
 
 use super::hash::{alt_offset, CfHash};
-use super::meta::{check_limit, memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
+use super::meta::{memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
 use super::sub_filter::SubFilter;
-use crate::error::{Error, Result};
+use crate::error::{check_limit, Error, Result};
 use compact::COMPACT_SHARE;
 
 /// RedisBloom's defaults: a key created by CF.ADD / CF.INSERT, and CF.RESERVE's options.
@@ -97,17 +97,6 @@ impl CuckooFilter {
             deletes: 0,
             filters: vec![SubFilter::zeroed(num_buckets, bucket_size)?],
         })
-    }
-
-    /// A filter with RedisBloom's defaults for a key that CF.ADD or CF.INSERT creates.
-    pub fn with_capacity(capacity: u64, limit: u64) -> Result<CuckooFilter> {
-        CuckooFilter::new(
-            capacity,
-            DEFAULT_BUCKET_SIZE,
-            DEFAULT_MAX_ITERATIONS,
-            DEFAULT_EXPANSION,
-            limit,
-        )
     }
 
     /// Rebuilds a filter from parameters (validated here, with `limit`) with every slot

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use crate::cuckoo::meta::MAX_BUCKETS;
 use crate::cuckoo::{CuckooFilter, CuckooMeta};
 use crate::error::{Error, Result};
+use crate::fields::Packed;
 
 pub const HEADER_LEN: usize = 38;
 /// RedisBloom's chunk size: sub-filters up to this size come back whole.
@@ -56,21 +57,18 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<CuckooMeta> {
 
 /// [`decode_header`] with the checks for `sender`.
 pub fn decode_header_from(bytes: &[u8], limit: u64, sender: Sender) -> Result<CuckooMeta> {
-    let bytes: &[u8; HEADER_LEN] = bytes.try_into().map_err(|_| Error::CfInvalidHeader)?;
-    let u64_at = |at: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_le_bytes(b)
-    };
-    let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u64;
+    if bytes.len() != HEADER_LEN {
+        return Err(Error::CfInvalidHeader);
+    }
+    let mut p = Packed(bytes);
     let meta = CuckooMeta {
-        items: u64_at(0),
-        num_buckets: u64_at(8),
-        deletes: u64_at(16),
-        num_filters: u64_at(24) as u16 as u64,
-        bucket_size: u16_at(32),
-        max_iterations: u16_at(34),
-        expansion: u16_at(36),
+        items: p.u64(),
+        num_buckets: p.u64(),
+        deletes: p.u64(),
+        num_filters: p.u64() as u16 as u64,
+        bucket_size: p.u16(),
+        max_iterations: p.u16(),
+        expansion: p.u16(),
     };
     let refused = !(1..=255).contains(&meta.bucket_size)
         || !(1..=MAX_BUCKETS).contains(&meta.num_buckets)
