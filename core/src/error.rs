@@ -146,6 +146,15 @@ impl std::error::Error for Error {}
 /// Shorthand for results of the core and the command layer.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// `TooLarge` if `needed` bytes are over `limit` (`bf.max-filter-bytes`): both families'
+/// size checks, made before anything is allocated.
+pub fn check_limit(needed: u64, limit: u64) -> Result<()> {
+    if needed > limit {
+        return Err(Error::TooLarge { needed, limit });
+    }
+    Ok(())
+}
+
 /// Builds a [`Error::BadData`] from anything printable.
 pub fn bad_data(what: impl Into<String>) -> Error {
     Error::BadData(what.into())

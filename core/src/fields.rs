@@ -76,3 +76,33 @@ impl FieldSource for Reader<'_> {
         use_bytes(bytes)
     }
 }
+
+/// Little-endian fixed-width fields out of a byte slice whose length the caller has checked
+/// (SCANDUMP headers); reading past the end gives zeros, never a panic.
+#[derive(Debug)]
+pub(crate) struct Packed<'a>(pub &'a [u8]);
+
+impl Packed<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N.min(self.0.len()));
+        self.0 = rest;
+        let mut out = [0u8; N];
+        out[..head.len()].copy_from_slice(head);
+        out
+    }
+    pub fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+    pub fn u32(&mut self) -> u64 {
+        u32::from_le_bytes(self.take()) as u64
+    }
+    pub fn u16(&mut self) -> u64 {
+        u16::from_le_bytes(self.take()) as u64
+    }
+    pub fn u8(&mut self) -> u64 {
+        self.take::<1>()[0] as u64
+    }
+    pub fn f64(&mut self) -> f64 {
+        f64::from_le_bytes(self.take())
+    }
+}

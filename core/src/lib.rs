@@ -3,7 +3,7 @@
 //! Nothing here knows about Redis: the module crate is the Redis skin over this one, and
 //! `rsbloom-cli`, the fuzz targets and the benchmarks use it directly. Each filter family has
 //! its own folder; what families share (hashes, memory hints, the typed field stream, the
-//! error type) sits beside them.
+//! byte-stream addressing of SCANDUMP data, the error type) sits beside them.
 
 pub mod bloom;
 pub mod cuckoo;
@@ -11,6 +11,7 @@ pub mod error;
 pub mod fields;
 pub mod hash;
 pub mod memory;
+pub mod stream;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

@@ -9,6 +9,7 @@ use rsbloom_test_support as common;
 use common::rdb::{Frame, BAD_DATA, F};
 use common::*;
 use redis::{Connection, Value};
+use rsbloom_core::cuckoo::CfHash;
 
 const SET: &str = "redisbloom-cf";
 /// The error prefix of a filter over `bf.max-filter-bytes`.
@@ -231,4 +232,81 @@ fn every_literal_input_of_crashes_tsv_is_answered() {
         replayed += 1;
     }
     assert_eq!(replayed, 17, "literal steps of crashes.tsv");
+}
+
+/// The `CF.DEBUG` figure `name` (`filters`, `items`, ...).
+fn cf_debug_figure(con: &mut Connection, key: &str, name: &str) -> u64 {
+    let debug = String::from_utf8(as_bytes(&raw(con, &["CF.DEBUG", key]))).unwrap();
+    debug
+        .split(' ')
+        .find_map(|f| f.strip_prefix(name)?.strip_prefix(':'))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {debug}"))
+}
+
+/// The most sub-filters a loaded value may have (RedisBloom's own 16-bit bound, which its
+/// CF_MAX_EXPANSIONS 65535 reaches), laid out for the worst compaction: 2-bucket sub-filters
+/// where one item's bucket (an item with an even fingerprint, whose two buckets coincide)
+/// is full in the older half and holds one copy in the newer half. RedisBloom's walk tries
+/// every full sub-filter for each copy it moves: about 2 * 65,535^2 / 4 bucket probes for
+/// the delete, more for CF.COMPACT. Both finish (the work is counted and bounded by
+/// core's compaction tests) and keep every copy, packed into the fewest sub-filters.
+#[test]
+fn compaction_of_the_most_sub_filters_finishes() {
+    const FILTERS: u64 = 65535;
+    const BUCKET_SIZE: u64 = 4;
+    let (item, h) = (0u32..)
+        .map(|i| format!("x{i}"))
+        .map(|item| (item.clone(), CfHash::of(item.as_bytes())))
+        .find(|(_, h)| h.fp % 2 == 0)
+        .unwrap();
+    let at = (h.h1 % 2 * BUCKET_SIZE) as usize;
+    let mut copies = 0;
+    let mut fields = vec![
+        F::U(FILTERS),
+        F::U(2),
+        F::U(0),
+        F::U(0),
+        F::U(BUCKET_SIZE),
+        F::U(20),
+        F::U(1),
+    ];
+    for k in 0..FILTERS {
+        let fill = if k < FILTERS / 2 { BUCKET_SIZE } else { 1 };
+        let mut slots = vec![0u8; 2 * BUCKET_SIZE as usize];
+        slots[at..at + fill as usize].fill(h.fp);
+        copies += fill;
+        fields.push(F::U(2));
+        fields.push(F::S(slots));
+    }
+    // Counters as after many deletes: the next delete compacts.
+    fields[2] = F::U(copies);
+    fields[3] = F::U(copies);
+    let payload = payload(&fields);
+
+    let mut server = Server::start();
+    let mut con = server.conn();
+    let dump = witnesses(&mut con);
+    for key in ["compact", "del"] {
+        assert_eq!(rdb::restore(&mut con, key, &payload), Value::Okay, "{key}");
+        assert_eq!(cf_debug_figure(&mut con, key, "filters"), FILTERS);
+        // Both buckets are one: each copy counts twice.
+        expect_int(&mut con, &["CF.COUNT", key, &item], 2 * copies as i64);
+    }
+
+    expect_ok(&mut con, &["CF.COMPACT", "compact"]);
+    expect_int(&mut con, &["CF.COUNT", "compact", &item], 2 * copies as i64);
+    let packed = copies.div_ceil(BUCKET_SIZE);
+    assert_eq!(cf_debug_figure(&mut con, "compact", "filters"), packed);
+    assert_eq!(cf_debug_figure(&mut con, "compact", "deletes"), 0);
+
+    expect_int(&mut con, &["CF.DEL", "del", &item], 1);
+    let left = copies - 1;
+    expect_int(&mut con, &["CF.COUNT", "del", &item], 2 * left as i64);
+    assert_eq!(
+        cf_debug_figure(&mut con, "del", "filters"),
+        left.div_ceil(BUCKET_SIZE)
+    );
+    assert_eq!(cf_debug_figure(&mut con, "del", "items"), left);
+    check_witnesses(&mut server, &mut con, &dump, "compaction");
 }

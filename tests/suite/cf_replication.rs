@@ -248,3 +248,108 @@ fn cuckoo_writes_emit_keyspace_events() {
 /// iterations, expansion 1.
 const HEADER: &str =
     "\0\0\0\0\0\0\0\0\x04\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\0\0\0\0\x02\0\x14\0\x01\0";
+
+/// Filters RedisBloom's RDB loader takes and its CF.LOADCHUNK refuses from users: a bucket
+/// count that is not a power of two, 0 iterations. An AOF rewrite writes them as
+/// CF.LOADCHUNK headers, which the AOF replay must accept (a user's CF.LOADCHUNK of the same
+/// header is still refused, as in RedisBloom) or the keys are lost on the restart. The
+/// filters are RESTOREd empty (odd shape, parameters) and then filled by commands, which
+/// grow them.
+#[test]
+fn odd_loaded_filters_survive_an_aof_rewrite_and_reach_replicas() {
+    let mut s = Server::start();
+    let mut replica = s.start_replica();
+    let mut c = s.conn();
+    expect_ok(&mut c, &["CF.RESERVE", "frame", "4"]);
+    let frame = rdb::Frame::from_dump(&as_bytes(&raw(&mut c, &["DUMP", "frame"])));
+    expect_int(&mut c, &["DEL", "frame"], 1);
+    // (key, buckets, iterations, expansion)
+    let shapes = [
+        ("odd3", 3u64, 0u64, 1u64),
+        ("pow2mi0", 4, 0, 2),
+        ("odd5", 5, 20, 2),
+    ];
+    let items = gen_items("o:", 0..120);
+    for (key, buckets, iterations, expansion) in shapes {
+        let fields = [
+            rdb::F::U(1),
+            rdb::F::U(buckets),
+            rdb::F::U(0),
+            rdb::F::U(0),
+            rdb::F::U(2),
+            rdb::F::U(iterations),
+            rdb::F::U(expansion),
+            rdb::F::U(buckets),
+            rdb::F::S(vec![0; 2 * buckets as usize]),
+        ];
+        let v = rdb::restore(&mut c, key, &frame.payload(&fields));
+        assert_eq!(v, redis::Value::Okay, "{key}");
+        let added = insert(&mut c, key, &items);
+        assert!(added.iter().filter(|&&a| a == 1).count() > 40, "{key}");
+        for item in items.iter().step_by(7) {
+            raw(
+                &mut c,
+                &[b"CF.DEL".as_slice(), key.as_bytes(), item.as_slice()],
+            );
+        }
+        // The user path keeps RedisBloom's refusal of such a header.
+        let header = as_bytes(
+            &raw(&mut c, &["CF.SCANDUMP", key, "0"])
+                .as_sequence()
+                .unwrap()[1],
+        );
+        let args: [&[u8]; 4] = [b"CF.LOADCHUNK", b"copy", b"1", &header];
+        expect_err(&mut c, &args, "Couldn't create filter!");
+    }
+    let keys: Vec<&str> = shapes.iter().map(|s| s.0).collect();
+    let answers = |c: &mut Connection| -> Vec<Vec<u8>> {
+        let mut out = dumps(c, &keys);
+        let probes = gen_items("p:", 0..200);
+        for key in &keys {
+            out.push(as_bytes(&raw(c, &["CF.DEBUG", key])));
+            for item in items.iter().chain(&probes) {
+                let exists = as_int(&raw(
+                    c,
+                    &[b"CF.EXISTS".as_slice(), key.as_bytes(), item.as_slice()],
+                ));
+                let count = as_int(&raw(
+                    c,
+                    &[b"CF.COUNT".as_slice(), key.as_bytes(), item.as_slice()],
+                ));
+                out.push(format!("{exists} {count}").into_bytes());
+            }
+        }
+        out
+    };
+    let before = answers(&mut c);
+
+    // The replica got the RESTOREs and the commands.
+    wait_one_replica(&mut c);
+    assert_eq!(answers(&mut replica.conn()), before, "on the replica");
+    replica.stop();
+
+    expect_ok(&mut c, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
+    expect_ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
+    wait_for_aof_rewrite(&mut c);
+    let (_, bytes) = s.aof_base();
+    let commands = parse_aof(&bytes).expect("plain RESP");
+    for key in &keys {
+        assert!(
+            commands
+                .iter()
+                .any(|a| a[0].eq_ignore_ascii_case(b"CF.LOADCHUNK")
+                    && a[1] == key.as_bytes()
+                    && a[2] == b"1"),
+            "no CF.LOADCHUNK header of {key} in the rewrite"
+        );
+    }
+    drop(c);
+    std::fs::remove_file(s.dir().join("dump.rdb")).ok();
+    s.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    let mut c = s.conn();
+    assert_eq!(answers(&mut c), before, "after the AOF rewrite and restart");
+
+    // A replica of the restarted server (a full sync) holds them too.
+    let replica = s.start_replica();
+    assert_eq!(answers(&mut replica.conn()), before, "on a new replica");
+}

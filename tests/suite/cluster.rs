@@ -4,8 +4,12 @@
 //! the slots and every filter answers as before; a manual failover and a `kill -9` of a
 //! master leave the promoted replica answering identically for every acknowledged write; the
 //! README's sharded-filter recipe (`examples/sharded_filter.rs`) spreads over every master.
+//! Cuckoo filters (grown, with deletes and compactions) go through the same reshard and
+//! failovers (`cluster/cuckoo.rs`).
 
 use rsbloom_test_support as common;
+
+mod cuckoo;
 
 #[allow(dead_code)]
 #[path = "../../examples/sharded_filter.rs"]
@@ -13,6 +17,7 @@ mod sharded_filter;
 
 use common::cluster::{key_slot, Cluster, NodeView, READY_TIMEOUT};
 use common::*;
+use cuckoo::{assert_cf_unchanged, cf_snapshot, populate_cf, CfFilter, CfState, CF_FILTERS};
 use redis::cluster::ClusterConnection;
 use redis::{ConnectionLike, RedisResult, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -451,8 +456,10 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
     let cluster = Cluster::start();
     let mut con = cluster.client();
     let filters = populate(&mut con);
+    let cf = populate_cf(&mut con);
     wait_all_replicas(&mut con);
     let before = snapshot(&mut con, &cluster, &filters);
+    let cf_before = cf_snapshot(&mut con, &cf);
     let owners_before = Owners::new(&cluster);
     let masters = cluster.masters();
     let (a, b, c) = (&masters[0], &masters[1], &masters[2]);
@@ -488,8 +495,18 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
         (200..=480).contains(&moved),
         "{moved} of {FILTERS} filters moved with a third of the slots"
     );
+    let cf_moved: Vec<&CfFilter> = cf
+        .iter()
+        .filter(|f| owners_before.port_of(&f.key) != owners_after.port_of(&f.key))
+        .collect();
+    assert!(
+        (30..=80).contains(&cf_moved.len()),
+        "{} of {CF_FILTERS} cuckoo filters moved with a third of the slots",
+        cf_moved.len()
+    );
     let sizes = dbsizes(&cluster);
-    assert_eq!(sizes.values().sum::<i64>(), FILTERS as i64, "{sizes:?}");
+    let keys = (FILTERS + CF_FILTERS) as i64;
+    assert_eq!(sizes.values().sum::<i64>(), keys, "{sizes:?}");
     // MIGRATE was used (it carries DUMP payloads, i.e. the type's rdb_save / rdb_load).
     let migrate_after: i64 = [a.port, b.port]
         .iter()
@@ -508,6 +525,14 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
 
     let mut con = cluster.client();
     assert_unchanged(&mut con, &cluster, &filters, &before, "after the reshard");
+    assert_cf_unchanged(&mut con, &cf, &cf_before, "after the reshard");
+    // Moved cuckoo filters take adds and deletes on their new owner.
+    for f in &cf_moved {
+        let item = format!("{}/after-reshard", f.key);
+        assert_eq!(ok(&mut con, &["CF.ADD", &f.key, &item]), Value::Int(1));
+        assert_eq!(ok(&mut con, &["CF.EXISTS", &f.key, &item]), Value::Int(1));
+        assert_eq!(ok(&mut con, &["CF.DEL", &f.key, &item]), Value::Int(1));
+    }
 
     // The target's replica received the moved filters, and moved filters take writes.
     wait_all_replicas(&mut con);
@@ -528,12 +553,20 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
     }
 }
 
-/// Writes acknowledged by `WAIT 1` on every master, then the snapshot the promoted replica
+/// The data set and the snapshots a promoted replica must match.
+struct Acknowledged {
+    filters: Vec<Filter>,
+    before: BTreeMap<String, KeyState>,
+    cf: Vec<CfFilter>,
+    cf_before: BTreeMap<String, CfState>,
+}
+
+/// Writes acknowledged by `WAIT 1` on every master, then the snapshots the promoted replica
 /// must match.
-fn acknowledged_data(
-    cluster: &Cluster,
-    con: &mut ClusterConnection,
-) -> (Vec<Filter>, BTreeMap<String, KeyState>) {
+fn acknowledged_data(cluster: &Cluster, con: &mut ClusterConnection) -> Acknowledged {
+    let mut cf = populate_cf(con);
+    cuckoo::second_round(con, &mut cf);
+    let cf_before = cf_snapshot(con, &cf);
     let mut filters = populate(con);
     wait_all_replicas(con);
     // A second round of writes on a third of the filters, acknowledged again.
@@ -551,8 +584,13 @@ fn acknowledged_data(
         }
     }
     wait_all_replicas(con);
-    let snap = snapshot(con, cluster, &filters);
-    (filters, snap)
+    let before = snapshot(con, cluster, &filters);
+    Acknowledged {
+        filters,
+        before,
+        cf,
+        cf_before,
+    }
 }
 
 /// Wait until `new_master` is a master owning `slots` in the view of every live node and the
@@ -592,7 +630,8 @@ fn wait_promoted(cluster: &Cluster, new_master: &str, slots: &[(u16, u16)]) {
 fn manual_failover_keeps_every_acknowledged_write() {
     let cluster = Cluster::start();
     let mut con = cluster.client();
-    let (filters, before) = acknowledged_data(&cluster, &mut con);
+    let data = acknowledged_data(&cluster, &mut con);
+    let (filters, before) = (&data.filters, &data.before);
     let old = cluster.masters()[0].clone();
     let replica = cluster.replica_of(&old.id);
     let on_old: Vec<&Filter> = {
@@ -631,8 +670,23 @@ fn manual_failover_keeps_every_acknowledged_write() {
     assert_unchanged(
         &mut con,
         &cluster,
-        &filters,
-        &before,
+        filters,
+        before,
+        "after CLUSTER FAILOVER",
+    );
+    let cf_on_old = data
+        .cf
+        .iter()
+        .filter(|f| owners.port_of(&f.key) == replica.port)
+        .count();
+    assert!(
+        cf_on_old >= 30,
+        "{cf_on_old} cuckoo filters on the old master"
+    );
+    assert_cf_unchanged(
+        &mut con,
+        &data.cf,
+        &data.cf_before,
         "after CLUSTER FAILOVER",
     );
 
@@ -660,7 +714,8 @@ fn manual_failover_keeps_every_acknowledged_write() {
 fn killed_master_leaves_every_acknowledged_write_on_the_promoted_replica() {
     let mut cluster = Cluster::start();
     let mut con = cluster.client();
-    let (filters, before) = acknowledged_data(&cluster, &mut con);
+    let data = acknowledged_data(&cluster, &mut con);
+    let (filters, before) = (&data.filters, &data.before);
     drop(con);
     let victim = cluster.masters()[1].clone();
     let heir = cluster.replica_of(&victim.id);
@@ -691,8 +746,24 @@ fn killed_master_leaves_every_acknowledged_write_on_the_promoted_replica() {
     assert_unchanged(
         &mut con,
         &cluster,
-        &filters,
-        &before,
+        filters,
+        before,
+        "after kill -9 of a master",
+    );
+    let owners = Owners::new(&cluster);
+    let cf_on_victim = data
+        .cf
+        .iter()
+        .filter(|f| owners.port_of(&f.key) == heir.port)
+        .count();
+    assert!(
+        cf_on_victim >= 30,
+        "{cf_on_victim} cuckoo filters on the victim"
+    );
+    assert_cf_unchanged(
+        &mut con,
+        &data.cf,
+        &data.cf_before,
         "after kill -9 of a master",
     );
     // The promoted replica takes writes.

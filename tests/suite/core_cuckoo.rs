@@ -16,6 +16,9 @@ use common::resp::unescape;
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::codec::rdb;
 use rsbloom_core::cuckoo::codec::scandump::{self, Load};
+use rsbloom_core::cuckoo::filter::{
+    DEFAULT_BUCKET_SIZE, DEFAULT_EXPANSION, DEFAULT_MAX_ITERATIONS,
+};
 use rsbloom_core::cuckoo::meta::MAX_FILTERS;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::error::Error;
@@ -460,7 +463,14 @@ impl Server {
         capacity: Option<u64>,
     ) -> Result<&mut CuckooFilter, Resp> {
         if self.cf(key)?.is_none() {
-            let f = CuckooFilter::with_capacity(capacity.unwrap_or(1024), NO_LIMIT).map_err(err)?;
+            let f = CuckooFilter::new(
+                capacity.unwrap_or(1024),
+                DEFAULT_BUCKET_SIZE,
+                DEFAULT_MAX_ITERATIONS,
+                DEFAULT_EXPANSION,
+                NO_LIMIT,
+            )
+            .map_err(err)?;
             self.keys.insert(key.to_vec(), Key::Cf(Box::new(f)));
         }
         Ok(self.cf(key)?.expect("just created"))

@@ -6,10 +6,10 @@
 //! Batches are in [`batch`](super::batch), chunk access in [`chunks`](super::chunks).
 
 use super::layer::{Layer, MAX_HASHES};
-use super::meta::{check_limit, memory_for, valid_rate, ChainMeta, LayerMeta};
+use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta};
 use super::probe::ItemHash;
 use super::scheme::{LayerShape, Scheme};
-use crate::error::{Error, Result};
+use crate::error::{check_limit, Error, Result};
 
 /// Each new layer's error is the previous one's times this.
 pub const TIGHTENING: f64 = 0.5;

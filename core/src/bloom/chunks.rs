@@ -3,26 +3,19 @@
 
 use super::Chain;
 use crate::error::{bad_data, Result};
+use crate::stream;
 
 impl Chain {
-    /// The layer holding data byte `offset`, and that layer's first byte.
+    /// The layer holding data byte `offset`, and the offset within it.
     fn locate(&self, offset: u64) -> Option<(usize, u64)> {
-        let mut start = 0u64;
-        for (i, layer) in self.layers.iter().enumerate() {
-            if offset < start + layer.bytes() {
-                return Some((i, start));
-            }
-            start += layer.bytes();
-        }
-        None
+        stream::locate(self.layers.iter().map(|l| l.bytes()), offset)
     }
 
     /// Up to `max` bytes of data from `offset`, never crossing a layer's end; `None` past
     /// the end of the data.
     pub fn read_chunk(&self, offset: u64, max: u64) -> Option<Vec<u8>> {
-        let (i, start) = self.locate(offset)?;
+        let (i, within) = self.locate(offset)?;
         let layer = &self.layers[i];
-        let within = offset - start;
         let len = (layer.bytes() - within).min(max.max(1));
         Some(layer.read_bytes(within, len))
     }
@@ -32,11 +25,10 @@ impl Chain {
         if data.is_empty() {
             return Err(bad_data("empty chunk"));
         }
-        let (i, start) = self
+        let (i, within) = self
             .locate(offset)
             .ok_or_else(|| bad_data("chunk offset past the end of the filter"))?;
         let layer = &mut self.layers[i];
-        let within = offset - start;
         if data.len() as u64 > layer.bytes() - within {
             return Err(bad_data("chunk crosses the end of a layer"));
         }

@@ -5,7 +5,7 @@ use std::mem::size_of;
 
 use super::layer::{Layer, MAX_HASHES};
 use super::{redisbloom, Chain, Scheme};
-use crate::error::{bad_data, Error, Result};
+use crate::error::{bad_data, check_limit, Result};
 
 /// Largest accepted expansion factor.
 pub const MAX_EXPANSION: u32 = 32768;
@@ -56,14 +56,6 @@ pub fn memory_for(scheme: Scheme, layers: u64, data_bytes: u64) -> u64 {
 /// least one word. Decoders check a claimed layer count against it before reading on.
 pub fn max_layers(scheme: Scheme, limit: u64) -> u64 {
     limit / (overhead(scheme).1 + 8)
-}
-
-/// `TooLarge` if `needed` bytes are over `limit`.
-pub(super) fn check_limit(needed: u64, limit: u64) -> Result<()> {
-    if needed > limit {
-        return Err(Error::TooLarge { needed, limit });
-    }
-    Ok(())
 }
 
 pub(super) fn valid_rate(p: f64) -> bool {

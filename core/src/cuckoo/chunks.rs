@@ -3,19 +3,20 @@
 
 use super::CuckooFilter;
 use crate::error::{Error, Result};
+use crate::stream;
 
 impl CuckooFilter {
-    /// The sub-filter holding stream byte `offset`, and the offset within it.
+    /// The sub-filter holding stream byte `offset`, and the offset within it. With
+    /// expansion 1 every sub-filter has the same size and it is a division (a loaded value
+    /// may have 65,535 of them, and an AOF rewrite or a LOADCHUNK replay asks once a
+    /// sub-filter); otherwise there are at most 57, walked.
     fn locate(&self, offset: u64) -> Option<(usize, u64)> {
-        let mut start = 0u64;
-        for (i, f) in self.filters.iter().enumerate() {
-            let len = f.slots().len() as u64;
-            if offset - start < len {
-                return Some((i, offset - start));
-            }
-            start += len;
+        if self.expansion == 1 {
+            let len = self.filters.first()?.slots().len() as u64;
+            let i = usize::try_from(offset / len).ok()?;
+            return (i < self.filters.len()).then_some((i, offset % len));
         }
-        None
+        stream::locate(self.filters.iter().map(|f| f.slots().len() as u64), offset)
     }
 
     /// The chunk SCANDUMP returns for stream byte `offset`, as RedisBloom cuts it: a
@@ -62,8 +63,10 @@ mod tests {
 
     const NO_LIMIT: u64 = u64::MAX;
 
-    fn grown() -> CuckooFilter {
-        let mut f = CuckooFilter::new(16, 2, 20, 2, NO_LIMIT).unwrap();
+    /// Sub-filters of growing sizes (expansion 2), or all of one size (1: located by
+    /// division).
+    fn grown(expansion: u16) -> CuckooFilter {
+        let mut f = CuckooFilter::new(16, 2, 20, expansion, NO_LIMIT).unwrap();
         for i in 0..60u32 {
             f.add(&i.to_le_bytes(), &Limits::new(NO_LIMIT)).unwrap();
         }
@@ -73,7 +76,12 @@ mod tests {
 
     #[test]
     fn small_sub_filters_come_back_whole_large_ones_in_pieces() {
-        let f = grown();
+        for expansion in [1, 2] {
+            whole_and_pieces(grown(expansion));
+        }
+    }
+
+    fn whole_and_pieces(f: CuckooFilter) {
         let sizes: Vec<usize> = f.sub_filters().iter().map(|s| s.slots().len()).collect();
         // Offset 3 lies in sub-filter 0: the whole of it.
         assert_eq!(f.read_chunk(3, 1 << 24).unwrap().len(), sizes[0]);
@@ -83,13 +91,25 @@ mod tests {
             f.read_chunk(at, 8).unwrap(),
             &f.sub_filters()[1].slots()[5..13]
         );
-        let total: u64 = sizes.iter().map(|&s| s as u64).sum();
-        assert!(f.read_chunk(total, 8).is_none());
+        // Every sub-filter's last byte is found in it.
+        let mut end = 0;
+        for (i, &size) in sizes.iter().enumerate() {
+            end += size as u64;
+            let chunk = f.read_chunk(end - 1, 1).unwrap();
+            assert_eq!(chunk, &f.sub_filters()[i].slots()[size - 1..]);
+        }
+        assert!(f.read_chunk(end, 8).is_none());
+        assert!(f.read_chunk(u64::MAX, 8).is_none());
     }
 
     #[test]
     fn chunks_must_fit_one_sub_filter() {
-        let mut f = grown();
+        for expansion in [1, 2] {
+            fit_one(grown(expansion));
+        }
+    }
+
+    fn fit_one(mut f: CuckooFilter) {
         let first = f.sub_filters()[0].slots().len() as u64;
         let total = f.slot_bytes();
         assert_eq!(

@@ -9,10 +9,11 @@
 //! and stop there if it has an empty slot, else take the next victim slot. A walk that
 //! fails is undone step by step, so the sub-filter is as it was. Nothing is random.
 
-use super::hash::{alt_offset, CfHash, EMPTY};
-use super::meta::{check_limit, memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
+use super::hash::{alt_offset, CfHash};
+use super::meta::{memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
 use super::sub_filter::SubFilter;
-use crate::error::{Error, Result};
+use crate::error::{check_limit, Error, Result};
+use compact::COMPACT_SHARE;
 
 /// RedisBloom's defaults: a key created by CF.ADD / CF.INSERT, and CF.RESERVE's options.
 pub const DEFAULT_CAPACITY: u64 = 1024;
@@ -23,9 +24,6 @@ pub const DEFAULT_EXPANSION: u16 = 1;
 pub const DEFAULT_MAX_EXPANSIONS: u64 = 32;
 /// The largest expansion CF.RESERVE accepts.
 pub const MAX_EXPANSION: u16 = 32768;
-
-/// Compaction runs after a delete once deletes exceed this share of the items.
-const COMPACT_SHARE: f64 = 0.10;
 
 /// What a filter may grow to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,17 +97,6 @@ impl CuckooFilter {
             deletes: 0,
             filters: vec![SubFilter::zeroed(num_buckets, bucket_size)?],
         })
-    }
-
-    /// A filter with RedisBloom's defaults for a key that CF.ADD or CF.INSERT creates.
-    pub fn with_capacity(capacity: u64, limit: u64) -> Result<CuckooFilter> {
-        CuckooFilter::new(
-            capacity,
-            DEFAULT_BUCKET_SIZE,
-            DEFAULT_MAX_ITERATIONS,
-            DEFAULT_EXPANSION,
-            limit,
-        )
     }
 
     /// Rebuilds a filter from parameters (validated here, with `limit`) with every slot
@@ -322,51 +309,6 @@ impl CuckooFilter {
         true
     }
 
-    /// Moves fingerprints from newer sub-filters into older ones and frees newest
-    /// sub-filters left empty (CF.COMPACT with `cont`; deletes with `!cont`, which stop at
-    /// the first sub-filter that cannot be emptied). Resets the delete count.
-    pub fn compact(&mut self, cont: bool) {
-        for i in (1..self.filters.len()).rev() {
-            let emptied = self.compact_one(i);
-            if emptied && i + 1 == self.filters.len() {
-                self.filters.pop();
-            }
-            if !emptied && !cont {
-                break;
-            }
-        }
-        self.deletes = 0;
-    }
-
-    /// Tries to move every fingerprint of sub-filter `i` into sub-filters `0..i`, oldest
-    /// first; `true` if all moved.
-    fn compact_one(&mut self, i: usize) -> bool {
-        let bucket_size = self.bucket_size as usize;
-        let (older, newer) = self.filters.split_at_mut(i);
-        let Some(current) = newer.first_mut() else {
-            return true;
-        };
-        let mut all_moved = true;
-        for (at, slot) in current.slots_mut().iter_mut().enumerate() {
-            let fp = *slot;
-            if fp == EMPTY {
-                continue;
-            }
-            let b = (at / bucket_size) as u64;
-            let target = older
-                .iter_mut()
-                .find_map(|f| f.free_slot_for_moved(b, fp).map(|to| (f, to)));
-            match target {
-                Some((f, to)) => {
-                    f.put(to, fp);
-                    *slot = EMPTY;
-                }
-                None => all_moved = false,
-            }
-        }
-        all_moved
-    }
-
     /// The sub-filters, oldest first.
     pub fn sub_filters(&self) -> &[SubFilter] {
         &self.filters
@@ -404,5 +346,6 @@ impl CuckooFilter {
     }
 }
 
+mod compact;
 #[cfg(test)]
 mod tests;

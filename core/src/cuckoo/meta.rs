@@ -2,7 +2,7 @@
 //! carry them; the sub-filter geometry they imply; the memory RedisBloom reports for them;
 //! and the checks a persisted or received filter must pass before anything is allocated.
 
-use crate::error::{bad_data, Error, Result};
+use crate::error::{bad_data, check_limit, Result};
 
 /// The most buckets a sub-filter may have (RedisBloom's bound, 2^56 - 1).
 pub const MAX_BUCKETS: u64 = (1 << 56) - 1;
@@ -37,14 +37,6 @@ pub fn memory_for(filters: u64, slot_bytes: u64) -> u64 {
     FILTER_BYTES
         .saturating_add(filters.saturating_mul(SUB_FILTER_BYTES))
         .saturating_add(slot_bytes)
-}
-
-/// `TooLarge` if `needed` bytes are over `limit`.
-pub(super) fn check_limit(needed: u64, limit: u64) -> Result<()> {
-    if needed > limit {
-        return Err(Error::TooLarge { needed, limit });
-    }
-    Ok(())
 }
 
 /// Buckets of the sub-filter after one with `buckets`, or `None` past [`MAX_BUCKETS`] (or
@@ -97,6 +89,7 @@ impl CuckooMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     const NO_LIMIT: u64 = u64::MAX;
 

@@ -69,10 +69,6 @@ impl SubFilter {
     pub fn slots_mut(&mut self) -> &mut [u8] {
         &mut self.slots
     }
-    /// Slots holding a fingerprint.
-    pub fn occupied(&self) -> u64 {
-        self.slots.iter().filter(|&&s| s != EMPTY).count() as u64
-    }
 
     /// The bucket a hash (or a bucket index moved by a fingerprint offset) falls in.
     #[inline(always)]

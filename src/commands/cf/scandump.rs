@@ -4,11 +4,12 @@
 //! Unlike RedisBloom, every LOADCHUNK call is replicated and reaches the AOF (RedisBloom
 //! sends only the header, so replicas and AOF reloads get filters with empty slots), its
 //! header is held to `bf.max-filter-bytes`, and a chunk past the end is refused rather than
-//! written into the last sub-filter.
+//! written into the last sub-filter. The server's own replay (AOF loading, a primary's
+//! stream) is not held to RedisBloom's user checks (see [`Sender::Server`]).
 
-use redis_module::Context;
+use redis_module::{Context, ContextFlags};
 
-use rsbloom_core::cuckoo::codec::scandump::{self, Load};
+use rsbloom_core::cuckoo::codec::scandump::{self, Load, Sender};
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
@@ -50,7 +51,7 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         _ => {}
     }
     let limit = config::max_filter_bytes();
-    match scandump::parse_load(iter, argv[3].as_slice(), limit)? {
+    match scandump::parse_load_from(iter, argv[3].as_slice(), limit, sender(ctx))? {
         Load::Header(meta) => {
             store_filter(&key, CuckooFilter::from_meta(&meta, limit)?)?;
         }
@@ -62,4 +63,20 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     ctx.replicate_verbatim();
     notify(ctx, c"cf.loadchunk", &argv[1]);
     Ok(Reply::Ok)
+}
+
+/// The server replaying its own writes: the AOF while loading, or a primary's stream on a
+/// replica. (Valkey 9's atomic slot migration replays the source's AOF rewrite through an
+/// import client, flagged `SLOT_IMPORT_CLIENT` = bit 25, which on Redis means
+/// `DEBUG_ENABLED`; the module does not opt in to that migration, so Valkey refuses it while
+/// the module is loaded and no such client reaches this command.)
+fn sender(ctx: &Context) -> Sender {
+    if ctx
+        .get_flags()
+        .intersects(ContextFlags::LOADING | ContextFlags::REPLICATED)
+    {
+        Sender::Server
+    } else {
+        Sender::User
+    }
 }

@@ -12,7 +12,7 @@ use crate::bloom::chain::TIGHTENING;
 use crate::bloom::meta::{max_layers, memory_for};
 use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 use crate::error::{bad_data, Error, Result};
-use crate::fields::{FieldSink, FieldSource};
+use crate::fields::{FieldSink, FieldSource, Packed};
 
 /// RedisBloom's encoding version; the only one whose layout is known for certain here.
 pub const ENCODING_VERSION: i32 = 4;
@@ -251,31 +251,6 @@ pub fn encode_header_meta(meta: &ChainMeta) -> Vec<u8> {
         out.push(l.n2 as u8);
     }
     out
-}
-
-/// Little-endian fixed-width fields out of a byte slice whose length is already checked.
-struct Packed<'a>(&'a [u8]);
-
-impl Packed<'_> {
-    fn take<const N: usize>(&mut self) -> [u8; N] {
-        let (head, rest) = self.0.split_at(N.min(self.0.len()));
-        self.0 = rest;
-        let mut out = [0u8; N];
-        out[..head.len()].copy_from_slice(head);
-        out
-    }
-    fn u64(&mut self) -> u64 {
-        u64::from_le_bytes(self.take())
-    }
-    fn u32(&mut self) -> u64 {
-        u32::from_le_bytes(self.take()) as u64
-    }
-    fn f64(&mut self) -> f64 {
-        f64::from_le_bytes(self.take())
-    }
-    fn u8(&mut self) -> u64 {
-        self.take::<1>()[0] as u64
-    }
 }
 
 /// Parses and validates RedisBloom's SCANDUMP header: exactly `20 + 53 * nfilters` bytes.

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use crate::cuckoo::meta::MAX_BUCKETS;
 use crate::cuckoo::{CuckooFilter, CuckooMeta};
 use crate::error::{Error, Result};
+use crate::fields::Packed;
 
 pub const HEADER_LEN: usize = 38;
 /// RedisBloom's chunk size: sub-filters up to this size come back whole.
@@ -33,34 +34,48 @@ pub fn encode_header(meta: &CuckooMeta) -> Vec<u8> {
     out
 }
 
-/// Parses and checks a header: `CfInvalidHeader` unless 38 bytes, `CfCannotCreate` for
-/// parameters RedisBloom refuses or that do not make a filter, `TooLarge` over `limit`.
+/// Who sends a LOADCHUNK call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// A user: RedisBloom's header checks, refusals included.
+    User,
+    /// The server replaying its own writes (the AOF at load, a primary's stream): an AOF
+    /// rewrite emits headers of filters that came from an RDB or a RESTORE, which may have
+    /// a bucket count that is not a power of two or 0 iterations (RedisBloom's loader takes
+    /// both, its LOADCHUNK neither). Refusing them here would lose the key on a restart, so
+    /// only what makes a valid filter is checked.
+    Server,
+}
+
+/// Parses and checks a user's header: `CfInvalidHeader` unless 38 bytes, `CfCannotCreate`
+/// for parameters RedisBloom refuses or that do not make a filter, `TooLarge` over `limit`.
 /// As in RedisBloom, the sub-filter count is read in 16 bits (65537 is 1), and the counters
 /// are taken as they are.
 pub fn decode_header(bytes: &[u8], limit: u64) -> Result<CuckooMeta> {
-    let bytes: &[u8; HEADER_LEN] = bytes.try_into().map_err(|_| Error::CfInvalidHeader)?;
-    let u64_at = |at: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_le_bytes(b)
-    };
-    let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u64;
+    decode_header_from(bytes, limit, Sender::User)
+}
+
+/// [`decode_header`] with the checks for `sender`.
+pub fn decode_header_from(bytes: &[u8], limit: u64, sender: Sender) -> Result<CuckooMeta> {
+    if bytes.len() != HEADER_LEN {
+        return Err(Error::CfInvalidHeader);
+    }
+    let mut p = Packed(bytes);
     let meta = CuckooMeta {
-        items: u64_at(0),
-        num_buckets: u64_at(8),
-        deletes: u64_at(16),
-        num_filters: u64_at(24) as u16 as u64,
-        bucket_size: u16_at(32),
-        max_iterations: u16_at(34),
-        expansion: u16_at(36),
+        items: p.u64(),
+        num_buckets: p.u64(),
+        deletes: p.u64(),
+        num_filters: p.u64() as u16 as u64,
+        bucket_size: p.u16(),
+        max_iterations: p.u16(),
+        expansion: p.u16(),
     };
     let refused = !(1..=255).contains(&meta.bucket_size)
         || !(1..=MAX_BUCKETS).contains(&meta.num_buckets)
-        || !meta.num_buckets.is_power_of_two()
         || meta.num_filters == 0
-        || meta.max_iterations == 0
         || (meta.expansion == 0 && meta.num_filters > 1);
-    if refused {
+    let user_refused = !meta.num_buckets.is_power_of_two() || meta.max_iterations == 0;
+    if refused || (sender == Sender::User && user_refused) {
         return Err(Error::CfCannotCreate);
     }
     match meta.validate(limit) {
@@ -123,12 +138,18 @@ pub enum Load<'a> {
     Data { offset: u64, data: &'a [u8] },
 }
 
-/// Classifies and checks one LOADCHUNK call: iterator 0 is `CfInvalidPosition`; 1 a header;
-/// any other needs `0 < len <= it - 1` (`CfCannotLoadChunk`, as for negative iterators).
+/// Classifies and checks one LOADCHUNK call of a user: iterator 0 is `CfInvalidPosition`;
+/// 1 a header; any other needs `0 < len <= it - 1` (`CfCannotLoadChunk`, as for negative
+/// iterators).
 pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
+    parse_load_from(iter, data, limit, Sender::User)
+}
+
+/// [`parse_load`] with the header checks for `sender`.
+pub fn parse_load_from(iter: i64, data: &[u8], limit: u64, sender: Sender) -> Result<Load<'_>> {
     match iter {
         0 => Err(Error::CfInvalidPosition),
-        1 => Ok(Load::Header(decode_header(data, limit)?)),
+        1 => Ok(Load::Header(decode_header_from(data, limit, sender)?)),
         it if it > 1 && !data.is_empty() => {
             let offset = (it as u64 - 1)
                 .checked_sub(data.len() as u64)

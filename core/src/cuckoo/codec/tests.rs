@@ -1,7 +1,10 @@
 //! Round trips and rejections of the RDB value, the header and the chunk protocol.
 
 use super::rdb::{self, ENCODING_VERSION};
-use super::scandump::{self, decode_header, dump_step, encode_header, parse_load, Load};
+use super::scandump::{
+    self, decode_header, decode_header_from, dump_step, encode_header, parse_load, parse_load_from,
+    Load, Sender,
+};
 use crate::cuckoo::{CuckooFilter, CuckooMeta, Limits};
 use crate::error::Error;
 use crate::fields::{FieldSink, Reader, Writer};
@@ -140,20 +143,39 @@ fn headers_round_trip_and_follow_redisbloom_s_checks() {
     );
     for bad in [
         with(8, &[0]),                         // 0 buckets
-        with(8, &[3]),                         // not a power of two
         with(8, &(1u64 << 56).to_le_bytes()),  // too many
         with(24, &[0]),                        // 0 sub-filters
         with(24, &(1u64 << 16).to_le_bytes()), // 65536 reads as 0
         with(32, &[0]),                        // bucket size 0
         with(32, &[0, 1]),                     // bucket size 256
-        with(34, &[0]),                        // 0 iterations
         with(24, &[2]),                        // expansion 0 with 2 sub-filters
+    ] {
+        for sender in [Sender::User, Sender::Server] {
+            assert_eq!(
+                decode_header_from(&bad, NO_LIMIT, sender),
+                Err(Error::CfCannotCreate),
+                "{bad:?} from {sender:?}"
+            );
+        }
+    }
+    // What RedisBloom's RDB loader takes and its LOADCHUNK refuses: refused from a user,
+    // accepted when the server replays its own AOF rewrite of such a filter.
+    for (bad, what) in [
+        (with(8, &[3]), "3 buckets"),
+        (with(34, &[0]), "0 iterations"),
     ] {
         assert_eq!(
             decode_header(&bad, NO_LIMIT),
             Err(Error::CfCannotCreate),
-            "{bad:?}"
+            "{what}"
         );
+        let meta = decode_header_from(&bad, NO_LIMIT, Sender::Server).unwrap();
+        assert_eq!(encode_header(&meta), bad, "{what}");
+        assert_eq!(
+            parse_load_from(1, &bad, NO_LIMIT, Sender::Server),
+            Ok(Load::Header(meta))
+        );
+        assert_eq!(parse_load(1, &bad, NO_LIMIT), Err(Error::CfCannotCreate));
     }
     // RedisBloom reads the sub-filter count in 16 bits: 65537 is 1.
     let wide = with(24, &65537u64.to_le_bytes());
