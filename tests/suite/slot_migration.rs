@@ -25,7 +25,7 @@ use rsbloom_test_support as common;
 
 use common::cluster::{key_slot, Cluster, ClusterOpts};
 use common::faults::wait_until;
-use common::rdb::dump_body;
+use common::rdb::{self, dump_body};
 use common::*;
 use redis::{Connection, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -196,6 +196,35 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
         key: cf,
         items: kept,
     });
+    // A cuckoo filter only an RDB or RESTORE makes (3 buckets, 0 iterations): its SCANDUMP
+    // header is one a user's CF.LOADCHUNK refuses (as RedisBloom's), which the import client
+    // must still take from the snapshot.
+    let odd = plan.key(1, "cuckoo-odd");
+    expect_ok(con, &["CF.RESERVE", &odd, "4"]);
+    let frame = rdb::Frame::from_dump(&as_bytes(&raw(con, &["DUMP", &odd])));
+    expect_int(con, &["DEL", &odd], 1);
+    let fields = [
+        rdb::F::U(1),
+        rdb::F::U(3),
+        rdb::F::U(0),
+        rdb::F::U(0),
+        rdb::F::U(2),
+        rdb::F::U(0),
+        rdb::F::U(1),
+        rdb::F::U(3),
+        rdb::F::S(vec![0; 6]),
+    ];
+    assert_eq!(
+        rdb::restore(con, &odd, &frame.payload(&fields)),
+        Value::Okay
+    );
+    let items = gen_items(&format!("{odd}/"), 0..60);
+    for item in &items {
+        expect_int(con, &[b"CF.ADD".as_slice(), odd.as_bytes(), item], 1);
+    }
+    assert!(filters_field(con, "CF.INFO", &odd, "Number of filters") > 1);
+    set.keys.push(odd.clone());
+    set.filters.push(Filter { key: odd, items });
     if big {
         // 20 million items at 1e-4: about 48 MB of bits, three 16 MiB LOADCHUNK chunks.
         let key = plan.key(1, "big");

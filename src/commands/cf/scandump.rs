@@ -66,10 +66,10 @@ pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
 }
 
 /// The server replaying its own writes: the AOF while loading, or a primary's stream on a
-/// replica. (Valkey 9's atomic slot migration replays the source's AOF rewrite through an
-/// import client, flagged `SLOT_IMPORT_CLIENT` = bit 25, which on Redis means
-/// `DEBUG_ENABLED`; the module does not opt in to that migration, so Valkey refuses it while
-/// the module is loaded and no such client reaches this command.)
+/// replica. Valkey 9's atomic slot migration replays the source's AOF rewrite on the target
+/// through an import client that passes this check as it is (`slot_migration` moves such a
+/// filter; the client's own flag, `SLOT_IMPORT_CLIENT` = bit 25, means `DEBUG_ENABLED` on
+/// Redis and is not needed).
 fn sender(ctx: &Context) -> Sender {
     if ctx
         .get_flags()
