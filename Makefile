@@ -41,7 +41,8 @@ test: deps
 # system changes) and writes target/servers/<name>.env (REDIS_SERVER, REDIS_CLI,
 # LD_LIBRARY_PATH); the suite, built once, is run once per server and a summary printed.
 # The tests of paths between particular servers (PINNED) start their own servers whatever
-# REDIS_SERVER says, so they run once, in `make test`, and are skipped here.
+# REDIS_SERVER says, so they run once, in `make test`, and are skipped here (as is the
+# Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
 PINNED  := name_clash:: redisbloom_live:: slot_migration::
@@ -52,7 +53,7 @@ test-servers: deps
 	for s in $(SERVERS); do \
 		echo "=== $$s"; start=$$(date +%s); \
 		if ( set -a; . target/servers/$$s.env; set +a; \
-		     $(CARGO) test --release --workspace --all-targets --no-fail-fast -- \
+		     $(CARGO) test --release --workspace --lib --bins --tests --examples --no-fail-fast -- \
 		       $(foreach p,$(PINNED),--skip $(p)) ) >target/servers/$$s.log 2>&1; \
 		then r=pass; else r=FAIL; fail=1; fi; \
 		counts=$$(grep -E '^test result:' target/servers/$$s.log | awk \
