@@ -22,9 +22,14 @@ fn dbsize(con: &mut Connection) -> i64 {
     as_int(&raw(con, &["DBSIZE"]))
 }
 
-/// Bytes of the bit array of a layer of capacity `n` and error `p`.
+/// Bytes of the bit array of a non-scaling layer of capacity `n` and error `p`.
 fn layer_bytes(n: u64, p: f64) -> u64 {
     8 * model::sizing(n, p).0
+}
+
+/// Bytes of the bit array of a scaling filter's layer of capacity `n` and part `share`.
+fn scaling_layer_bytes(n: u64, share: f64) -> u64 {
+    8 * model::scaling_sizing(n, share).0
 }
 
 #[test]
@@ -38,7 +43,7 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
     let cases: Vec<(Vec<&str>, u64)> = vec![
         (
             vec!["BF.RESERVE", "k", "0.01", "1000000000000000"],
-            layer_bytes(1_000_000_000_000_000, 0.005),
+            scaling_layer_bytes(1_000_000_000_000_000, 0.005),
         ),
         (
             vec!["BF.RESERVE", "k", "0.01", "1000000000000000", "NONSCALING"],
@@ -51,7 +56,7 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
         ),
         (
             vec!["BF.RESERVE", "k", "1e-300", "1000000000"],
-            layer_bytes(1_000_000_000, 0.5e-300),
+            scaling_layer_bytes(1_000_000_000, 0.5e-300),
         ),
         (
             vec!["BF.RESERVE", "k", "1e-300", "1000000000", "NONSCALING"],
@@ -66,7 +71,7 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
                 "ITEMS",
                 "a",
             ],
-            layer_bytes(1_000_000_000_000_000, 0.005),
+            scaling_layer_bytes(1_000_000_000_000_000, 0.005),
         ),
         // Just over the limit: 512 MiB of bits at 0.01 is about 448 million items.
         (
@@ -163,7 +168,7 @@ fn a_scaling_filter_stops_growing_at_the_limit() {
         "the limit was hit before the layer was full"
     );
     let layers = oracle.layers.len() as u32;
-    let new_bytes = layer_bytes(
+    let new_bytes = scaling_layer_bytes(
         100 * 2u64.pow(layers),
         0.01 * 0.5f64.powi(layers as i32 + 1),
     );

@@ -34,7 +34,7 @@ fn hundred_thousand_adds_from_a_thousand() {
     for i in 0..layers as usize {
         let cap = 1000u64 << i;
         let err = 0.01 * 0.5f64.powi(i as i32 + 1);
-        let (words, k) = common::model::sizing(cap, err);
+        let (words, k) = common::model::scaling_sizing(cap, err);
         let count = if i + 1 < layers as usize {
             cap as i64
         } else {

@@ -1,8 +1,10 @@
 //! The scaling chain of layers, with RedisBloom's semantics.
 //!
 //! Layer `i` of a scaling filter has capacity `capacity * expansion^i` and error
-//! `error_rate * 0.5^(i+1)`, so the chain's false-positive rate stays below `error_rate`. A
-//! non-scaling filter (expansion 0) has one layer at `error_rate` itself, exactly Guava's size.
+//! `error_rate * 0.5^(i+1)`, its part of the rate: the parts add up to under `error_rate`.
+//! Guava-scheme layers are sized to stay under their part (see `guava::Sizing::scaling`);
+//! RedisBloom's are sized to it exactly, as RedisBloom does. A non-scaling filter (expansion
+//! 0) has one layer at `error_rate` itself, exactly Guava's size.
 //! Batches are in [`batch`](super::batch), chunk access in [`chunks`](super::chunks).
 
 use super::layer::{Layer, MAX_HASHES};
@@ -114,7 +116,8 @@ impl Chain {
     }
 
     fn push_layer(&mut self, capacity: u64, error: f64, limit: u64) -> Result<()> {
-        let LayerShape { k, words, bpe } = self.scheme.layer_shape(capacity, error);
+        let LayerShape { k, words, bpe } =
+            self.scheme.layer_shape(capacity, error, self.is_scaling());
         let data = self.data_len().saturating_add(words.saturating_mul(8));
         let needed = memory_for(self.scheme, self.layers.len() as u64 + 1, data);
         check_limit(needed, limit)?;
@@ -251,6 +254,44 @@ mod tests {
         for i in 0..200u32 {
             assert!(c.contains(&i.to_le_bytes()));
         }
+    }
+
+    #[test]
+    fn scaling_layers_are_sized_under_their_part_and_nonscaling_as_guava() {
+        use crate::bloom::guava::Sizing;
+        let mut c = Chain::new(0.01, 100, 2, NO_LIMIT).unwrap();
+        for i in 0..1000u32 {
+            c.add(&i.to_le_bytes(), NO_LIMIT).unwrap();
+        }
+        for (i, l) in c.layers().iter().enumerate() {
+            let s = Sizing::scaling(100 << i, 0.01 * 0.5f64.powi(i as i32 + 1));
+            assert_eq!((l.k(), l.bit_size()), (s.k, s.words * 64), "layer {i}");
+        }
+        let ns = Chain::new(0.01, 100, 0, NO_LIMIT).unwrap();
+        let g = Sizing::guava(100, 0.01);
+        assert_eq!(
+            (ns.layers()[0].k(), ns.layers()[0].bit_size()),
+            (g.k, g.words * 64)
+        );
+    }
+
+    #[test]
+    fn an_older_filter_keeps_its_layers_and_grows_by_the_new_sizing() {
+        use crate::bloom::guava::Sizing;
+        // A filter persisted when layers were sized to exactly their part.
+        let old = Sizing::guava(10, 0.005);
+        let mut meta = Chain::new(0.01, 10, 2, NO_LIMIT).unwrap().meta();
+        meta.layers[0].k = old.k;
+        meta.layers[0].bit_size = old.words * 64;
+        let mut c = Chain::from_meta(&meta, NO_LIMIT).unwrap();
+        for i in 0..25u32 {
+            c.add(&i.to_le_bytes(), NO_LIMIT).unwrap();
+        }
+        assert_eq!(c.layers().len(), 2);
+        assert_eq!(c.layers()[0].bit_size(), old.words * 64);
+        let new = Sizing::scaling(20, 0.0025);
+        assert_eq!(c.layers()[1].bit_size(), new.words * 64);
+        assert!(new.words > Sizing::guava(20, 0.0025).words);
     }
 
     #[test]

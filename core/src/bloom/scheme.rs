@@ -34,11 +34,18 @@ impl Scheme {
         }
     }
 
-    /// The shape of a new layer. Absurd inputs saturate; the caller checks its limit.
-    pub fn layer_shape(self, capacity: u64, error: f64) -> LayerShape {
+    /// The shape of a new layer; `error` is the layer's part of the filter's rate. A Guava
+    /// layer of a non-scaling filter is exactly Guava's `create(capacity, error)`; one of a
+    /// scaling filter is held under its part (see [`guava::Sizing::scaling`]). RedisBloom's
+    /// links are RedisBloom's either way. Absurd inputs saturate; the caller checks its limit.
+    pub fn layer_shape(self, capacity: u64, error: f64, scaling: bool) -> LayerShape {
         match self {
             Scheme::Guava => {
-                let s = guava::Sizing::guava(capacity, error);
+                let s = if scaling {
+                    guava::Sizing::scaling(capacity, error)
+                } else {
+                    guava::Sizing::guava(capacity, error)
+                };
                 LayerShape {
                     k: s.k,
                     words: s.words,

@@ -11,6 +11,25 @@ pub fn sizing(n: u64, p: f64) -> (u64, u32) {
     (m.div_ceil(64).max(1), k)
 }
 
+/// Sizing of one layer of a scaling filter whose part of the rate is `share`: (words, k).
+/// Starting from Guava's size for 0.9 * share, words grow by ceil(words / 64) until
+/// `(1 - e^(-k n / bits))^k + 10 n / bits^2` is within 0.9 * share, but to at most 4 times
+/// Guava's words; k stays Guava's.
+pub fn scaling_sizing(n: u64, share: f64) -> (u64, u32) {
+    let target = 0.9 * share;
+    let (mut words, k) = sizing(n, target);
+    let most = words.saturating_mul(4);
+    let nf = n.max(1) as f64;
+    let rate = |words: u64| {
+        let bits = 64.0 * words as f64;
+        (1.0 - (-(k as f64) * nf / bits).exp()).powi(k as i32) + 10.0 * nf / (bits * bits)
+    };
+    while words < most && rate(words) > target {
+        words = words.saturating_add(words.div_ceil(64)).min(most);
+    }
+    (words, k)
+}
+
 /// Guava's unrounded m and k for (n, p).
 pub fn sizing_m_k(n: u64, p: f64) -> (u64, u32) {
     let m = (-(n as f64) * p.ln() / (LN_2 * LN_2)) as u64;
@@ -69,8 +88,17 @@ pub struct Layer {
 }
 
 impl Layer {
+    /// A non-scaling filter's layer: exactly Guava's size.
     pub fn new(capacity: u64, error: f64) -> Layer {
-        let (words, k) = sizing(capacity, error);
+        Layer::with_size(capacity, error, sizing(capacity, error))
+    }
+
+    /// A scaling filter's layer, `error` being its part of the filter's rate.
+    pub fn scaling(capacity: u64, error: f64) -> Layer {
+        Layer::with_size(capacity, error, scaling_sizing(capacity, error))
+    }
+
+    fn with_size(capacity: u64, error: f64, (words, k): (u64, u32)) -> Layer {
         Layer {
             words: vec![0; words as usize],
             k,
@@ -136,7 +164,7 @@ impl Chain {
     /// A filter as `BF.RESERVE key error capacity [EXPANSION e]` (scaling) makes it.
     pub fn scaling(error: f64, capacity: u64, expansion: u64) -> Chain {
         Chain {
-            layers: vec![Layer::new(capacity, error * 0.5)],
+            layers: vec![Layer::scaling(capacity, error * 0.5)],
             capacity,
             error,
             expansion: Some(expansion),
@@ -170,7 +198,7 @@ impl Chain {
                     let i = self.layers.len() as u32;
                     let cap = self.capacity * e.pow(i);
                     let err = self.error * 0.5f64.powi(i as i32 + 1);
-                    self.layers.push(Layer::new(cap, err));
+                    self.layers.push(Layer::scaling(cap, err));
                 }
                 None => return Added::Full,
             }
