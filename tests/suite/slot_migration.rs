@@ -291,6 +291,42 @@ fn assert_members(con: &mut Connection, set: &DataSet, node: &str) {
     }
 }
 
+/// After a migration that did not complete: the source still owns the slots and holds every
+/// key as `before`, with every item of its filters present.
+fn assert_source_kept(
+    cluster: &Cluster,
+    plan: &Plan,
+    source: &mut Connection,
+    set: &DataSet,
+    before: &BTreeMap<String, Option<Vec<u8>>>,
+    when: &str,
+) {
+    let view = cluster.view_from(plan.source);
+    for slot in plan.slots {
+        assert!(
+            view.iter().any(|n| n.port == plan.source && n.owns(slot)),
+            "{when}: slot {slot} left the source: {view:#?}"
+        );
+    }
+    assert_same_dumps(
+        &format!("source after {when}"),
+        &dumps(source, &set.keys),
+        before,
+    );
+    assert_members(source, set, "source");
+}
+
+/// The target holds no key of the migrated slots.
+fn assert_target_empty(target: &mut Connection, plan: &Plan) {
+    for slot in plan.slots {
+        assert_eq!(
+            count_in_slot(target, slot),
+            0,
+            "slot {slot} left on the target"
+        );
+    }
+}
+
 fn count_in_slot(con: &mut Connection, slot: u16) -> i64 {
     as_int(&raw(
         con,
@@ -675,26 +711,8 @@ fn cancelled_migration_leaves_the_source_whole_and_the_target_empty() {
         0,
         "keys left on the target"
     );
-    for slot in plan.slots {
-        assert_eq!(
-            count_in_slot(&mut target, slot),
-            0,
-            "slot {slot} left on the target"
-        );
-    }
-    let view = cluster.view_from(plan.source);
-    for slot in plan.slots {
-        assert!(
-            view.iter().any(|n| n.port == plan.source && n.owns(slot)),
-            "slot {slot} left the source: {view:#?}"
-        );
-    }
-    assert_same_dumps(
-        "source after the cancel",
-        &dumps(&mut source, &set.keys),
-        &before,
-    );
-    assert_members(&mut source, &set, "source");
+    assert_target_empty(&mut target, &plan);
+    assert_source_kept(&cluster, &plan, &mut source, &set, &before, "the cancel");
 
     // Nothing of the cancelled import stands in the way of the next one.
     prevent_pause(&cluster, plan.source, false);
@@ -725,19 +743,7 @@ fn killed_target_leaves_the_source_owning_and_answering() {
     let failed = wait_state(&cluster, plan.source, &name, "failed");
     eprintln!("export after the kill: {failed:?}");
 
-    let view = cluster.view_from(plan.source);
-    for slot in plan.slots {
-        assert!(
-            view.iter().any(|n| n.port == plan.source && n.owns(slot)),
-            "slot {slot} left the source: {view:#?}"
-        );
-    }
-    assert_same_dumps(
-        "source after the kill",
-        &dumps(&mut source, &set.keys),
-        &before,
-    );
-    assert_members(&mut source, &set, "source");
+    assert_source_kept(&cluster, &plan, &mut source, &set, &before, "the kill");
     // Not left paused: writes to the slots go on (a new filter: its first add answers 1).
     let key = plan.key(0, "after-the-kill");
     expect_int(&mut source, &["BF.ADD", &key, "item"], 1);
@@ -791,26 +797,8 @@ fn target_refusing_a_filter_fails_the_migration_and_the_source_keeps_it() {
     let failed = wait_state(&cluster, plan.target, &name, "failed");
     eprintln!("import after the refusal: {failed:?}");
     wait_state(&cluster, plan.source, &name, "failed");
-    for slot in plan.slots {
-        assert_eq!(
-            count_in_slot(&mut target, slot),
-            0,
-            "slot {slot} left on the target"
-        );
-    }
-    let view = cluster.view_from(plan.source);
-    for slot in plan.slots {
-        assert!(
-            view.iter().any(|n| n.port == plan.source && n.owns(slot)),
-            "slot {slot} left the source: {view:#?}"
-        );
-    }
-    assert_same_dumps(
-        "source after the refusal",
-        &dumps(&mut source, &set.keys),
-        &before,
-    );
-    assert_members(&mut source, &set, "source");
+    assert_target_empty(&mut target, &plan);
+    assert_source_kept(&cluster, &plan, &mut source, &set, &before, "the refusal");
 
     // With the limit raised, the same migration goes through.
     expect_ok(
