@@ -4,8 +4,8 @@
 //! `CF.SCANDUMP key 0` with `(0, nil)` at once (RedisBloom's rule), so its header is rebuilt
 //! from `CF.DEBUG` and no chunk follows (a filter with no items has no fingerprints).
 
-use rsbloom_core::bloom::codec::scandump as bloom_scandump;
-use rsbloom_core::cuckoo::codec::scandump as cuckoo_scandump;
+use rsbloom_core::bloom::codec::{mbbloom, native, scandump as bloom_scandump};
+use rsbloom_core::cuckoo::codec::{rdb, scandump as cuckoo_scandump};
 use rsbloom_core::cuckoo::meta::CuckooMeta;
 
 use crate::fail::{fail, Fail, Result};
@@ -20,8 +20,8 @@ impl Family {
     /// The family of a key, from what `TYPE` answers (rsbloom's and RedisBloom's type names).
     pub fn of_type(key: &str, type_name: &str) -> Result<Family> {
         match type_name {
-            "RSbloom--" | "MBbloom--" => Ok(Family::Bloom),
-            "MBbloomCF" => Ok(Family::Cuckoo),
+            t if t == native::TYPE_NAME || t == mbbloom::TYPE_NAME => Ok(Family::Bloom),
+            t if t == rdb::TYPE_NAME => Ok(Family::Cuckoo),
             "none" => fail(format!("key '{key}' does not exist")),
             other => fail(format!(
                 "key '{key}' holds a {other}, not a Bloom or cuckoo filter"

@@ -32,7 +32,7 @@ pub struct Native;
 pub struct RedisBloom;
 
 impl Format for Native {
-    const NAME: &'static str = "RSbloom--";
+    const NAME: &'static str = native::TYPE_NAME;
     const ENCODING_VERSION: i32 = native::ENCODING_VERSION;
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Chain> {
         native::load(src, encver, limit)
@@ -43,7 +43,7 @@ impl Format for Native {
 }
 
 impl Format for RedisBloom {
-    const NAME: &'static str = "MBbloom--";
+    const NAME: &'static str = mbbloom::TYPE_NAME;
     const ENCODING_VERSION: i32 = mbbloom::ENCODING_VERSION;
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Chain> {
         mbbloom::load(src, encver, limit)

@@ -14,6 +14,8 @@ use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Packed};
 
+/// RedisBloom's type name for Bloom filters (part of every RDB and DUMP payload).
+pub const TYPE_NAME: &str = "MBbloom--";
 /// RedisBloom's encoding version; the only one whose layout is known for certain here.
 pub const ENCODING_VERSION: i32 = 4;
 

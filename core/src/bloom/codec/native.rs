@@ -12,6 +12,8 @@ use crate::bloom::{Chain, ChainMeta};
 use crate::error::{bad_data, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
 
+/// The Redis type name of filters in this format (part of every RDB and DUMP payload).
+pub const TYPE_NAME: &str = "RSbloom--";
 /// Written with every value; `rdb_load` refuses newer versions.
 pub const ENCODING_VERSION: i32 = 1;
 
