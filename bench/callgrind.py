@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Instructions per command, whole server, counted by valgrind's callgrind.
+
+Timings on this machine swing 20-40 % between rounds; instruction counts do not (the same
+binary, inputs and environment give the same total). For each command it starts Redis 7.0
+(`redis-server` on PATH, or --server) under `valgrind --tool=callgrind --instr-atstart=no`
+with a module, creates the key, switches instrumentation on (`callgrind_control -i on`),
+sends N commands in pipelines of 32 from one connection, switches it off and divides the
+collected instructions (Ir, every thread of the server: parsing, the command, the reply) by
+N; also the share of the server's module command dispatcher (the command callback and the
+server API calls it makes), which does not move with timing as the whole does (cron runs,
+how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
+items distinct, as in bench/e2e.py.
+
+Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT]
+Compare two builds by running it with each --module and putting the columns side by side.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import MODULE, Client, free_port  # noqa: E402
+
+PIPELINE = 32
+BATCH = 100
+
+# (label, setup commands, the command for item i)
+COMMANDS = [
+    ("BF.ADD", [["BF.RESERVE", "k", "0.01", "10000000"]], lambda i: ["BF.ADD", "k", f"item:{i}"]),
+    ("BF.EXISTS", [["BF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["BF.EXISTS", "k", f"item:{i}"]),
+    ("CF.ADD", [["CF.RESERVE", "k", "10000000"]], lambda i: ["CF.ADD", "k", f"item:{i}"]),
+    ("CF.EXISTS", [["CF.RESERVE", "k", "10000000"]], lambda i: ["CF.EXISTS", "k", f"item:{i}"]),
+    ("BF.MADD x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+]
+
+
+def encode(args):
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a.encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def measure(server, module, setup, command, n, workdir):
+    port = free_port()
+    out = os.path.join(workdir, "callgrind.out")
+    proc = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+         server, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir, "--save", "",
+         "--appendonly", "no", "--hz", "1", "--loadmodule", module],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                client = Client(port)
+                client.call("PING")
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    sys.exit("the server did not start under valgrind")
+                time.sleep(0.2)
+        for args in setup:
+            client.call(*args)
+        subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for start in range(0, n, PIPELINE):
+            batch = range(start, min(n, start + PIPELINE))
+            client.sock.sendall(b"".join(encode(command(i)) for i in batch))
+            for _ in batch:
+                client._reply()
+        subprocess.run(["callgrind_control", "-i", "off", str(proc.pid)], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finally:
+        proc.terminate()
+        proc.wait(60)
+    total = dispatch = 0
+    for path in glob.glob(out + "*"):
+        with open(path) as f:
+            for line in f:
+                if line.startswith("totals:"):
+                    total += int(line.split()[1])
+        # The server's module command dispatcher, inclusive: the command callback with the
+        # server API calls it makes, none of the event loop, parsing or cron (which vary a
+        # little with timing).
+        annotated = subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+            capture_output=True, text=True, check=True).stdout
+        for line in annotated.splitlines():
+            if line.rstrip().endswith("]") and ":RedisModuleCommandDispatcher " in line:
+                dispatch += int(line.split()[0].replace(",", ""))
+                break
+    return total / n, dispatch / n
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--module", default=MODULE)
+    p.add_argument("--server", default="redis-server")
+    p.add_argument("--n", type=int, default=20000)
+    p.add_argument("--only")
+    args = p.parse_args()
+    server = shutil.which(args.server) or args.server
+    print(f"module {args.module}\nserver {server}\nn {args.n} per command\n")
+    print(f"{'command':<14} {'whole server':>14} {'module command':>16}")
+    for label, setup, command in COMMANDS:
+        if args.only and args.only not in label:
+            continue
+        with tempfile.TemporaryDirectory() as workdir:
+            module = os.path.join(workdir, "module.so")
+            shutil.copy(args.module, module)
+            whole, dispatch = measure(server, module, setup, command, args.n, workdir)
+        print(f"{label:<14} {whole:>14,.0f} {dispatch:>16,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
