@@ -2,15 +2,16 @@
 //! RedisBloom's `BF.*` commands, and RedisBloom's cuckoo filters (`CF.*`).
 //!
 //! The filters live in the `rsbloom-core` crate (no Redis types); this crate is the thin
-//! Redis skin over it: `commands`, `datatype` and `config`. This file only registers them
-//! with the server.
+//! Redis skin over it: `commands`, `datatype`, `config`, `info` (the INFO sections) and
+//! `server_options`. This file only registers them with the server.
 
 pub mod alloc;
 pub mod commands;
 pub mod config;
 pub mod datatype;
-pub mod host;
+pub mod info;
 mod name_clash;
+pub mod server_options;
 
 use std::ffi::CStr;
 
@@ -37,12 +38,13 @@ const SINCE: &CStr =
 
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     name_clash::reached_init();
-    host::declare_options(ctx);
+    server_options::declare_options(ctx);
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
-        .and_then(|()| commands::table::register(ctx, SINCE));
+        .and_then(|()| commands::register::register(ctx, SINCE))
+        .and_then(|()| info::register(ctx));
     match result {
         Ok(()) => Status::Ok,
         Err(e) => {

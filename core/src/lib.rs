@@ -6,12 +6,12 @@
 //! byte-stream addressing of SCANDUMP data, the error type) sits beside them.
 
 pub mod bloom;
+pub mod chunk_offset;
 pub mod cuckoo;
 pub mod error;
 pub mod fields;
 pub mod hash;
 pub mod memory;
-pub mod stream;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

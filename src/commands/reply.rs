@@ -34,20 +34,33 @@ pub fn resp3(ctx: &Context) -> bool {
 }
 
 impl Reply {
+    /// The error the reply ends with: the whole reply's, or a batch's last element's.
+    pub fn error(&self) -> Option<&Error> {
+        match self {
+            Reply::Error(e) => Some(e),
+            Reply::Array(items) => match items.last() {
+                Some(Reply::Error(e)) => Some(e),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// An integer reply of a count that may exceed what RESP integers hold: clamped.
     pub fn count(n: u64) -> Reply {
         Reply::Int(n.min(i64::MAX as u64) as i64)
     }
 }
 
-pub fn send(ctx: &Context, reply: &Reply) {
+/// Sends the reply, consuming it (each arm drops only what its variant holds).
+pub fn send(ctx: &Context, reply: Reply) {
     match reply {
         Reply::Ok => simple(ctx, "OK"),
         Reply::Int(n) => {
-            raw::reply_with_long_long(ctx.ctx, *n);
+            raw::reply_with_long_long(ctx.ctx, n);
         }
         Reply::Bool(b) => {
-            raw::reply_with_bool(ctx.ctx, *b as i32);
+            raw::reply_with_bool(ctx.ctx, b as i32);
         }
         Reply::Bulk(data) => {
             raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
@@ -61,11 +74,11 @@ pub fn send(ctx: &Context, reply: &Reply) {
         }
         Reply::Array(items) => {
             raw::reply_with_array(ctx.ctx, items.len() as c_long);
-            items.iter().for_each(|item| send(ctx, item));
+            items.into_iter().for_each(|item| send(ctx, item));
         }
         Reply::Bools(answers) => {
             raw::reply_with_array(ctx.ctx, answers.len() as c_long);
-            for &b in answers {
+            for b in answers {
                 raw::reply_with_bool(ctx.ctx, b as i32);
             }
         }

@@ -12,8 +12,10 @@ use rsbloom_core::bloom::codec::{mbbloom, native, scandump};
 use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
+use rsbloom_core::memory::relocate::Relocate;
 
-use super::{methods, ValueType};
+use super::{methods, Family, ValueType};
+use crate::info::{self, Counters};
 
 /// A Bloom type's name and RDB value format.
 pub trait Format: 'static {
@@ -64,6 +66,33 @@ pub static REDISBLOOM_TYPE: RedisType = RedisType::new(
     RedisBloom::ENCODING_VERSION,
     methods::<BloomType<RedisBloom>>(),
 );
+
+/// Both Bloom types: a BF command takes a key of either.
+static TYPES: [&RedisType; 2] = [&BLOOM_TYPE, &REDISBLOOM_TYPE];
+
+impl Family for Chain {
+    fn types() -> &'static [&'static RedisType] {
+        &TYPES
+    }
+    fn type_of(&self) -> &'static RedisType {
+        type_of(self.scheme())
+    }
+    fn counters() -> &'static Counters {
+        &info::BLOOM
+    }
+    fn items(&self) -> i64 {
+        self.count() as i64
+    }
+    fn bytes(&self) -> i64 {
+        self.memory_bytes() as i64
+    }
+    fn parts(&self) -> usize {
+        self.layers().len()
+    }
+    fn relocate(&mut self, mover: &mut dyn Relocate) {
+        Chain::relocate(self, mover)
+    }
+}
 
 /// The type that holds filters of this scheme.
 pub fn type_of(scheme: Scheme) -> &'static RedisType {

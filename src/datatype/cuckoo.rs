@@ -11,8 +11,10 @@ use rsbloom_core::cuckoo::codec::{rdb, scandump};
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
+use rsbloom_core::memory::relocate::Relocate;
 
-use super::{methods, ValueType};
+use super::{methods, Family, ValueType};
+use crate::info::{self, Counters};
 
 /// The Redis type of cuckoo filters.
 pub struct CuckooType;
@@ -22,6 +24,32 @@ pub static CUCKOO_TYPE: RedisType = RedisType::new(
     CuckooType::ENCODING_VERSION,
     methods::<CuckooType>(),
 );
+
+static TYPES: [&RedisType; 1] = [&CUCKOO_TYPE];
+
+impl Family for CuckooFilter {
+    fn types() -> &'static [&'static RedisType] {
+        &TYPES
+    }
+    fn type_of(&self) -> &'static RedisType {
+        &CUCKOO_TYPE
+    }
+    fn counters() -> &'static Counters {
+        &info::CUCKOO
+    }
+    fn items(&self) -> i64 {
+        self.items() as i64
+    }
+    fn bytes(&self) -> i64 {
+        self.memory_bytes() as i64
+    }
+    fn parts(&self) -> usize {
+        self.sub_filters().len()
+    }
+    fn relocate(&mut self, mover: &mut dyn Relocate) {
+        CuckooFilter::relocate(self, mover)
+    }
+}
 
 impl ValueType for CuckooType {
     type Value = CuckooFilter;

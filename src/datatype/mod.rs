@@ -1,6 +1,7 @@
 //! The native data types and their callbacks: RDB save/load, AOF rewrite, memory usage,
-//! free, copy and digest. The callbacks are generic over [`ValueType`], so a new type is
-//! one impl of it plus one static and one row in `lib.rs`'s `data_types`. Each callback
+//! free, copy, digest and defragmentation. The callbacks are generic over [`ValueType`], so
+//! a new type is one impl of it plus one static and one row in `lib.rs`'s `data_types`; the
+//! value it holds is a [`Family`] (the types that hold it, its INFO counters). Each callback
 //! catches panics: one would abort the server.
 
 pub mod bloom;
@@ -10,16 +11,46 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
+use redis_module::native_types::RedisType;
 use redis_module::raw;
 use rsbloom_core::error::{bad_data, Error, Result};
 use rsbloom_core::fields::{FieldSink, FieldSource};
+use rsbloom_core::memory::relocate::Relocate;
 
 use crate::config;
+use crate::info::{Counters, Figures};
+
+/// A family of values (Bloom filters, cuckoo filters): the Redis types a key of the family
+/// may hold, and what a value counts for in the family's INFO section.
+pub trait Family: Sized + 'static {
+    /// Every type holding the family's values.
+    fn types() -> &'static [&'static RedisType];
+    /// The type a new value is stored as.
+    fn type_of(&self) -> &'static RedisType;
+    /// The family's INFO counters.
+    fn counters() -> &'static Counters;
+    /// Items inserted (BF.CARD, CF.INFO's `Number of items inserted`).
+    fn items(&self) -> i64;
+    /// Memory as MEMORY USAGE reports it. Changes only with [`Family::parts`].
+    fn bytes(&self) -> i64;
+    /// How many arrays the value holds (Bloom layers, cuckoo sub-filters): cheap to read,
+    /// and the only way its memory changes.
+    fn parts(&self) -> usize;
+    /// What this value counts for in the INFO counters.
+    fn figures(&self) -> Figures {
+        Figures {
+            bytes: self.bytes(),
+            items: self.items(),
+        }
+    }
+    /// Moves the value's heap blocks where `relocate` says (active defragmentation).
+    fn relocate(&mut self, relocate: &mut dyn Relocate);
+}
 
 /// What the module must know of a Redis data type to persist, measure and copy its values.
 pub trait ValueType: 'static {
     /// What a key of this type holds.
-    type Value: Clone;
+    type Value: Clone + Family;
     /// Nine characters, as Redis requires.
     const NAME: &'static str;
     /// Written with every RDB value; `rdb_load` gets the one the value was written with.
@@ -56,7 +87,7 @@ pub const fn methods<T: ValueType>() -> raw::RedisModuleTypeMethods {
         free_effort: None,
         unlink: None,
         copy: Some(copy::<T>),
-        defrag: None,
+        defrag: Some(defrag::<T>),
         mem_usage2: None,
         free_effort2: None,
         unlink2: None,
@@ -122,13 +153,19 @@ extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int)
     let loaded = catch_unwind(AssertUnwindSafe(|| {
         T::load(&mut IoSource(io), encver, config::max_filter_bytes())
     }));
+    let counters = T::Value::counters();
     match loaded {
-        Ok(Ok(value)) => Box::into_raw(Box::new(value)).cast(),
+        Ok(Ok(value)) => {
+            counters.added(value.figures());
+            Box::into_raw(Box::new(value)).cast()
+        }
         Ok(Err(e)) => {
+            counters.refused_load(&e);
             log_io(io, &format!("bf: refusing to load a filter: {e}"));
             ptr::null_mut()
         }
         Err(_) => {
+            counters.refused_load(&Error::Internal);
             log_io(io, "bf: panic while loading a filter; refused");
             ptr::null_mut()
         }
@@ -195,7 +232,9 @@ extern "C" fn digest<T: ValueType>(md: *mut raw::RedisModuleDigest, value: *mut 
 
 extern "C" fn free<T: ValueType>(value: *mut c_void) {
     if !value.is_null() {
-        drop(unsafe { Box::from_raw(value.cast::<T::Value>()) });
+        let value = unsafe { Box::from_raw(value.cast::<T::Value>()) };
+        T::Value::counters().removed(value.figures());
+        drop(value);
     }
 }
 
@@ -206,7 +245,49 @@ extern "C" fn copy<T: ValueType>(
 ) -> *mut c_void {
     let value = unsafe { value_of::<T>(value) };
     match catch_unwind(AssertUnwindSafe(|| value.clone())) {
-        Ok(copy) => Box::into_raw(Box::new(copy)).cast(),
+        Ok(copy) => {
+            T::Value::counters().added(copy.figures());
+            Box::into_raw(Box::new(copy)).cast()
+        }
         Err(_) => ptr::null_mut(),
     }
+}
+
+/// The server's allocator moving blocks for active defragmentation: `DefragAlloc` copies a
+/// block to a less fragmented place and frees the old one, or answers null when moving it
+/// would not help (then the block stays where it is).
+struct Defrag {
+    ctx: *mut raw::RedisModuleDefragCtx,
+    moved: u64,
+}
+
+impl Relocate for Defrag {
+    fn relocate(&mut self, block: *mut u8) -> Option<*mut u8> {
+        let defrag_alloc = unsafe { raw::RedisModule_DefragAlloc }?;
+        let moved = unsafe { defrag_alloc(self.ctx, block.cast()) };
+        self.moved += !moved.is_null() as u64;
+        (!moved.is_null()).then_some(moved.cast())
+    }
+}
+
+/// Active defragmentation of one value (`activedefrag yes`): the value's box, then every
+/// block inside it. The server moves the key's own structures itself.
+extern "C" fn defrag<T: ValueType>(
+    ctx: *mut raw::RedisModuleDefragCtx,
+    _key: *mut raw::RedisModuleString,
+    value: *mut *mut c_void,
+) -> c_int {
+    let mut mover = Defrag { ctx, moved: 0 };
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `*value` is a live value of type `T`; a moved box holds the same bytes.
+        unsafe {
+            if let Some(moved) = mover.relocate((*value).cast()) {
+                *value = moved.cast();
+            }
+            let v = &mut *(*value).cast::<T::Value>();
+            v.relocate(&mut mover);
+        }
+    }));
+    T::Value::counters().defragged(mover.moved);
+    0
 }

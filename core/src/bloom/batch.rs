@@ -6,7 +6,7 @@ use super::lanes;
 use super::probe::ItemHash;
 use super::Chain;
 use crate::error::Result;
-use crate::memory::ahead::with_ahead;
+use crate::memory::prefetch::with_ahead;
 
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
 const PREFETCH_MIN_BYTES: u64 = 2 << 20;

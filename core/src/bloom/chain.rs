@@ -12,6 +12,7 @@ use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta};
 use super::probe::ItemHash;
 use super::scheme::{LayerShape, Scheme};
 use crate::error::{check_limit, Error, Result};
+use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// Each new layer's error is the previous one's times this.
 pub const TIGHTENING: f64 = 0.5;
@@ -27,6 +28,15 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Moves the chain's heap blocks (the layer list, each layer's bits) where `mover` says,
+    /// for a server's active defragmentation. Contents stay as they are.
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        relocate_vec(&mut self.layers, mover);
+        for layer in &mut self.layers {
+            layer.relocate(mover);
+        }
+    }
+
     /// A new Guava-scheme filter; see [`Chain::create`].
     pub fn new(error_rate: f64, capacity: u64, expansion: u32, limit: u64) -> Result<Chain> {
         Chain::create(Scheme::Guava, error_rate, capacity, expansion, limit)

@@ -2,13 +2,13 @@
 //! oldest first, as SCANDUMP sends them and LOADCHUNK and RDB loads write them.
 
 use super::Chain;
+use crate::chunk_offset;
 use crate::error::{bad_data, Result};
-use crate::stream;
 
 impl Chain {
     /// The layer holding data byte `offset`, and the offset within it.
     fn locate(&self, offset: u64) -> Option<(usize, u64)> {
-        stream::locate(self.layers.iter().map(|l| l.bytes()), offset)
+        chunk_offset::locate(self.layers.iter().map(|l| l.bytes()), offset)
     }
 
     /// Up to `max` bytes of data from `offset`, never crossing a layer's end; `None` past

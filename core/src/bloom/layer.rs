@@ -8,6 +8,7 @@ use super::probe::ItemHash;
 use crate::hash::divisor::Divisor;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::prefetch;
+use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// Largest k any (n, p) with p a positive double can produce: -ln(4.9e-324) / ln 2 ~ 1075.
 pub const MAX_HASHES: u32 = 1100;
@@ -44,6 +45,13 @@ impl Clone for Layer {
 }
 
 impl Layer {
+    /// Moves the bit array's block where `mover` says (active defragmentation).
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        let mut words = std::mem::take(&mut self.bits).into_vec();
+        relocate_vec(&mut words, mover);
+        self.bits = BitVec::from_vec(words);
+    }
+
     /// An empty layer. The caller has checked `words` against the size limit: the zeroed
     /// allocation goes through `calloc`, so untouched pages cost nothing until written.
     pub fn new(capacity: u64, error: f64, k: u32, words: u64) -> Layer {

@@ -4,7 +4,7 @@
 
 use super::{CfHash, CuckooFilter, Limits};
 use crate::error::Result;
-use crate::memory::ahead::with_ahead;
+use crate::memory::prefetch::with_ahead;
 
 /// Sub-filters smaller than this stay in cache and are not prefetched.
 const PREFETCH_MIN_BYTES: usize = 1 << 20;

@@ -2,8 +2,8 @@
 //! SCANDUMP and LOADCHUNK address it.
 
 use super::CuckooFilter;
+use crate::chunk_offset;
 use crate::error::{Error, Result};
-use crate::stream;
 
 impl CuckooFilter {
     /// The sub-filter holding stream byte `offset`, and the offset within it. With
@@ -16,7 +16,7 @@ impl CuckooFilter {
             let i = usize::try_from(offset / len).ok()?;
             return (i < self.filters.len()).then_some((i, offset % len));
         }
-        stream::locate(self.filters.iter().map(|f| f.slots().len() as u64), offset)
+        chunk_offset::locate(self.filters.iter().map(|f| f.slots().len() as u64), offset)
     }
 
     /// The chunk SCANDUMP returns for stream byte `offset`, as RedisBloom cuts it: a

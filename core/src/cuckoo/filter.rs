@@ -13,6 +13,7 @@ use super::hash::{alt_offset, CfHash};
 use super::meta::{memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
 use super::sub_filter::SubFilter;
 use crate::error::{check_limit, Error, Result};
+use crate::memory::relocate::{relocate_vec, Relocate};
 use compact::COMPACT_SHARE;
 
 /// RedisBloom's defaults: a key created by CF.ADD / CF.INSERT, and CF.RESERVE's options.
@@ -59,6 +60,15 @@ pub struct CuckooFilter {
 }
 
 impl CuckooFilter {
+    /// Moves the filter's heap blocks (the sub-filter list, each one's slots) where `mover`
+    /// says, for a server's active defragmentation. Contents stay as they are.
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        relocate_vec(&mut self.filters, mover);
+        for f in &mut self.filters {
+            f.relocate(mover);
+        }
+    }
+
     /// A filter as CF.RESERVE creates it: `next_power_of_two(capacity / bucket_size)`
     /// buckets, the expansion rounded up to a power of two (0 stays 0: never grow).
     /// `TooLarge` over `limit`, before anything is allocated.

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::hash::divisor::Divisor;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::prefetch;
+use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// Reduces a hash to a bucket index: a mask for power-of-two bucket counts (every filter
 /// made by commands), an exact remainder otherwise (RDB values may hold any count).
@@ -38,6 +39,11 @@ pub struct SubFilter {
 }
 
 impl SubFilter {
+    /// Moves the slot array's block where `mover` says (active defragmentation).
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        relocate_vec(&mut self.slots, mover);
+    }
+
     /// An empty sub-filter. The caller has checked the size against its limit; the zeroed
     /// allocation goes through `calloc`, so untouched pages cost nothing.
     pub fn zeroed(buckets: u64, bucket_size: u8) -> Result<SubFilter> {

@@ -1,5 +1,5 @@
 //! Hints to the CPU and the kernel about how filter memory will be used.
 
-pub mod ahead;
 pub mod pages;
 pub mod prefetch;
+pub mod relocate;

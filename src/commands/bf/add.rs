@@ -1,23 +1,24 @@
 //! BF.ADD, BF.MADD and BF.INSERT: add items in order, creating the filter if needed.
 
-use std::ffi::CStr;
-
-use redis_module::Context;
-
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
 use super::options::{self, Shape};
-use super::{replicate_creation, store_filter, write_filter};
+use super::replicate_creation;
 use crate::commands::argv::Arg;
+use crate::commands::key::open_write;
 use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
-use crate::commands::{arity, notify, open_write};
+use crate::commands::Call;
 use crate::config;
 
-/// How to create a missing filter (the configured defaults, overridden by INSERT's options);
-/// `None` where it must exist (INSERT NOCREATE).
-type Create = config::Defaults;
+/// How to create a missing filter: with the configured defaults (read only then: most adds
+/// find their filter), with INSERT's options over them, or not at all (INSERT NOCREATE).
+enum Create {
+    Defaults,
+    With(config::Defaults),
+    Never,
+}
 
 /// What adding a run of items did.
 struct Outcome {
@@ -29,25 +30,27 @@ struct Outcome {
     changed: bool,
 }
 
-/// Adds `argv[first_item..]` in order to the filter at `argv[1]`, creating it if missing,
-/// hands each item's result to `each` (stopping after an error), then emits the keyspace
-/// event `name` and replicates what changed.
+/// Adds `argv[first_item..]` in order to the filter at the key, creating it if missing,
+/// hands each item's result to `each` (stopping after an error), then emits the command's
+/// keyspace event and replicates what changed.
 fn add_items(
-    ctx: &Context,
-    argv: &[Arg],
+    call: &Call,
     first_item: usize,
-    create: Option<Create>,
-    name: &'static CStr,
+    create: Create,
     mut each: impl FnMut(Result<bool>),
 ) -> Result<()> {
     let limit = config::max_filter_bytes();
-    let key = open_write(ctx, &argv[1]);
-    let (chain, created) = match write_filter(&key)? {
+    let key = open_write(call);
+    let (mut chain, created) = match key.write::<Chain>()? {
         Some(chain) => (chain, false),
         None => {
-            let c = create.ok_or(Error::NotFound)?;
+            let c = match create {
+                Create::Defaults => config::defaults(),
+                Create::With(c) => c,
+                Create::Never => return Err(Error::NotFound),
+            };
             let chain = Chain::create(c.scheme, c.error_rate, c.capacity, c.expansion, limit)?;
-            (store_filter(&key, chain)?, true)
+            (key.store(chain)?, true)
         }
     };
     let mut outcome = Outcome {
@@ -55,14 +58,16 @@ fn add_items(
         created,
         changed: created,
     };
-    let items = &argv[first_item..];
+    let items = &call.args[first_item..];
+    // The scheme read once: the hashing loop calls into the server for each item.
+    let scheme = chain.scheme();
     // One item (BF.ADD) needs no heap at all.
     let (one, many): ([ItemHash; 1], Vec<ItemHash>);
     let hashes: &[ItemHash] = if let [item] = items {
-        one = [chain.hash(item.as_slice())];
+        one = [scheme.hash(item.as_slice())];
         &one
     } else {
-        many = items.iter().map(|i| chain.hash(i.as_slice())).collect();
+        many = items.iter().map(|i| scheme.hash(i.as_slice())).collect();
         &many
     };
     chain.add_batch(hashes, limit, config::batch_prefetch(), |result| {
@@ -73,9 +78,9 @@ fn add_items(
         each(result);
     });
     if outcome.changed {
-        notify(ctx, name, &argv[1]);
+        call.notify();
     }
-    replicate(ctx, argv, first_item, chain, &outcome, name);
+    replicate(call, first_item, &chain, &outcome);
     Ok(())
 }
 
@@ -83,25 +88,19 @@ fn add_items(
 /// spelled out (a replica's defaults may differ); otherwise the command as it came if every
 /// item was processed, else only the processed prefix, so a replica never meets the error
 /// (its limit may differ) and ends in exactly the primary's state.
-fn replicate(
-    ctx: &Context,
-    argv: &[Arg],
-    first_item: usize,
-    chain: &Chain,
-    outcome: &Outcome,
-    name: &CStr,
-) {
+fn replicate(call: &Call, first_item: usize, chain: &Chain, outcome: &Outcome) {
     if !outcome.changed || outcome.done == 0 {
         return;
     }
+    let (ctx, argv) = (call.ctx, call.args);
     let end = first_item + outcome.done;
     if outcome.created {
-        replicate_creation(ctx, &argv[1], chain, &argv[first_item..end]);
+        replicate_creation(ctx, call.key(), chain, &argv[first_item..end]);
     } else if end == argv.len() {
         ctx.replicate_verbatim();
     } else {
         let args: Vec<&[u8]> = argv[1..end].iter().map(Arg::as_slice).collect();
-        ctx.replicate(&name.to_string_lossy(), args.as_slice());
+        ctx.replicate(call.command.name_str(), args.as_slice());
     }
 }
 
@@ -113,16 +112,10 @@ fn to_reply(result: Result<bool>) -> Reply {
 }
 
 /// Adds items and replies one answer per processed item, the error last if one stopped them.
-fn add_all(
-    ctx: &Context,
-    argv: &[Arg],
-    first_item: usize,
-    create: Option<Create>,
-    name: &'static CStr,
-) -> Result<Reply> {
-    let mut added = Vec::with_capacity(argv.len() - first_item);
+fn add_all(call: &Call, first_item: usize, create: Create) -> Result<Reply> {
+    let mut added = Vec::with_capacity(call.args.len() - first_item);
     let mut error = None;
-    add_items(ctx, argv, first_item, create, name, |r| match r {
+    add_items(call, first_item, create, |r| match r {
         Ok(a) => added.push(a),
         Err(e) => error = Some(e),
     })?;
@@ -137,24 +130,20 @@ fn add_all(
 }
 
 /// BF.ADD key item
-pub fn add(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, 3, "bf.add")?;
+pub fn add(call: &Call) -> Result<Reply> {
     let mut reply = None;
-    add_items(ctx, argv, 2, Some(config::defaults()), c"bf.add", |r| {
-        reply = Some(to_reply(r))
-    })?;
+    add_items(call, 2, Create::Defaults, |r| reply = Some(to_reply(r)))?;
     reply.ok_or(Error::Internal)
 }
 
 /// BF.MADD key item [item ...]
-pub fn madd(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, usize::MAX, "bf.madd")?;
-    add_all(ctx, argv, 2, Some(config::defaults()), c"bf.madd")
+pub fn madd(call: &Call) -> Result<Reply> {
+    add_all(call, 2, Create::Defaults)
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
-pub fn insert(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 4, usize::MAX, "bf.insert")?;
+pub fn insert(call: &Call) -> Result<Reply> {
+    let argv = call.args;
     let mut create = config::defaults();
     let mut shape = Shape::default();
     let mut nocreate = false;
@@ -186,8 +175,11 @@ pub fn insert(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     }
     let first_item = first_item
         .filter(|&f| f < argv.len())
-        .ok_or(Error::WrongArity("bf.insert"))?;
+        .ok_or_else(|| call.wrong_arity())?;
     create.expansion = shape.expansion(create.expansion)?;
-    let create = (!nocreate).then_some(create);
-    add_all(ctx, argv, first_item, create, c"bf.insert")
+    let create = match nocreate {
+        true => Create::Never,
+        false => Create::With(create),
+    };
+    add_all(call, first_item, create)
 }

@@ -1,19 +1,18 @@
 //! BF.EXISTS and BF.MEXISTS. A missing key answers 0 for every item.
 
-use redis_module::Context;
-
-use rsbloom_core::bloom::ItemHash;
+use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::Result;
 
-use super::read_filter;
-use crate::commands::argv::Arg;
+use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
-use crate::commands::{arity, open_read};
+use crate::commands::Call;
 use crate::config;
 
-fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<bool>> {
-    let key = open_read(ctx, key_name);
-    Ok(match read_filter(&key)? {
+/// BF.MEXISTS's answers for `call.args[2..]`.
+fn exists_all(call: &Call) -> Result<Vec<bool>> {
+    let items = &call.args[2..];
+    let key = open_read(call);
+    Ok(match key.read::<Chain>()? {
         Some(chain) => {
             let hashes: Vec<ItemHash> = items.iter().map(|i| chain.hash(i.as_slice())).collect();
             chain.contains_batch(&hashes, config::batch_prefetch())
@@ -23,15 +22,15 @@ fn exists_all(ctx: &Context, key_name: &Arg, items: &[Arg]) -> Result<Vec<bool>>
 }
 
 /// BF.EXISTS key item
-pub fn exists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, 3, "bf.exists")?;
-    let key = open_read(ctx, &argv[1]);
-    let found = read_filter(&key)?.is_some_and(|c| c.contains(argv[2].as_slice()));
+pub fn exists(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let found = key
+        .read::<Chain>()?
+        .is_some_and(|c| c.contains(call.args[2].as_slice()));
     Ok(Reply::Bool(found))
 }
 
 /// BF.MEXISTS key item [item ...]
-pub fn mexists(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, usize::MAX, "bf.mexists")?;
-    Ok(Reply::Bools(exists_all(ctx, &argv[1], &argv[2..])?))
+pub fn mexists(call: &Call) -> Result<Reply> {
+    Ok(Reply::Bools(exists_all(call)?))
 }

@@ -1,15 +1,12 @@
 //! BF.INFO, BF.CARD and BF.DEBUG: read-only views of a filter.
 
-use redis_module::Context;
-
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::read_filter;
-use crate::commands::argv::Arg;
+use crate::commands::key::open_read;
 use crate::commands::parse::keyword;
 use crate::commands::reply::{format_g, resp3, Reply};
-use crate::commands::{arity, open_read};
+use crate::commands::Call;
 
 /// BF.INFO's fields: the keyword that selects one, and RedisBloom's name for it.
 const FIELDS: [(&str, &str); 5] = [
@@ -32,11 +29,10 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
 }
 
 /// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
-pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 2, 3, "bf.info")?;
-    let key = open_read(ctx, &argv[1]);
-    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
-    let selected: Vec<_> = match argv.get(2) {
+pub fn info(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
+    let selected: Vec<_> = match call.args.get(2) {
         None => FIELDS.to_vec(),
         Some(arg) => {
             let wanted = keyword(arg);
@@ -52,25 +48,23 @@ pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         .map(|(kw, name)| (name, field_value(chain, kw)))
         .collect();
     // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
-    if entries.len() == 1 && !resp3(ctx) {
+    if entries.len() == 1 && !resp3(call.ctx) {
         return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));
     }
     Ok(Reply::Map(entries))
 }
 
 /// BF.CARD key: items added; 0 for a missing key.
-pub fn card(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 2, 2, "bf.card")?;
-    let key = open_read(ctx, &argv[1]);
-    let count = read_filter(&key)?.map_or(0, Chain::count);
+pub fn card(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let count = key.read::<Chain>()?.map_or(0, Chain::count);
     Ok(Reply::count(count))
 }
 
 /// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.
-pub fn debug(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 2, 2, "bf.debug")?;
-    let key = open_read(ctx, &argv[1]);
-    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+pub fn debug(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
     let mut lines = vec![Reply::Bulk(format!("size:{}", chain.count()).into_bytes())];
     for layer in chain.layers() {
         let line = format!(

@@ -1,20 +1,18 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
 
-use redis_module::Context;
-
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
 use super::options::{self, Shape};
-use super::{replicate_creation, store_filter};
-use crate::commands::argv::Arg;
+use super::replicate_creation;
+use crate::commands::key::open_write;
 use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
-use crate::commands::{arity, notify, open_write};
+use crate::commands::Call;
 use crate::config;
 
-pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 4, usize::MAX, "bf.reserve")?;
+pub fn reserve(call: &Call) -> Result<Reply> {
+    let argv = call.args;
     let error_rate = options::error_rate(&argv[2])?;
     let capacity = options::capacity(&argv[3])?;
     let mut shape = Shape::default();
@@ -33,14 +31,14 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     let defaults = config::defaults();
     let expansion = shape.expansion(defaults.expansion)?;
 
-    let key = open_write(ctx, &argv[1]);
+    let key = open_write(call);
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
     let limit = config::max_filter_bytes();
     let chain = Chain::create(defaults.scheme, error_rate, capacity, expansion, limit)?;
-    let chain = store_filter(&key, chain)?;
-    replicate_creation(ctx, &argv[1], chain, &[]);
-    notify(ctx, c"bf.reserve", &argv[1]);
+    let chain = key.store(chain)?;
+    replicate_creation(call.ctx, call.key(), &chain, &[]);
+    call.notify();
     Ok(Reply::Ok)
 }

@@ -1,50 +1,50 @@
 //! BF.SCANDUMP and BF.LOADCHUNK: a filter as a header plus data chunks, and back.
 
-use redis_module::Context;
-
 use rsbloom_core::bloom::codec::scandump::{self, Load};
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::{read_filter, store_filter, write_filter};
-use crate::commands::argv::Arg;
+use crate::commands::key::{open_read, open_write};
 use crate::commands::parse::iterator;
 use crate::commands::reply::Reply;
-use crate::commands::{arity, notify, open_read, open_write};
+use crate::commands::Call;
 use crate::config;
+use crate::datatype::Family;
 
 /// BF.SCANDUMP key iterator -> [next iterator, data]
-pub fn scandump(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, 3, "bf.scandump")?;
-    let iter = iterator(&argv[2])?;
-    let key = open_read(ctx, &argv[1]);
-    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+pub fn scandump(call: &Call) -> Result<Reply> {
+    let iter = iterator(&call.args[2])?;
+    let key = open_read(call);
+    let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
     let (next, data) = scandump::dump_step(chain, iter, config::chunk_bytes())?;
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
 }
 
 /// BF.LOADCHUNK key iterator data: iterator 1 creates the key from a header, later
 /// iterators write a data chunk into it.
-pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 4, 4, "bf.loadchunk")?;
-    let iter = iterator(&argv[2])?;
+pub fn loadchunk(call: &Call) -> Result<Reply> {
+    let iter = iterator(&call.args[2])?;
     let limit = config::max_filter_bytes();
-    let key = open_write(ctx, &argv[1]);
+    let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
-    let existing = write_filter(&key)?;
-    match scandump::parse_load(iter, argv[3].as_slice(), limit)? {
+    let existing = key.write::<Chain>()?;
+    let refused = |e: Error| {
+        Chain::counters().refused_load(&e);
+        e
+    };
+    match scandump::parse_load(iter, call.args[3].as_slice(), limit).map_err(refused)? {
         Load::Header(meta) => {
             if existing.is_some() {
                 return Err(Error::ItemExists);
             }
-            store_filter(&key, Chain::from_meta(&meta, limit)?)?;
+            key.store(Chain::from_meta(&meta, limit).map_err(refused)?)?;
         }
         Load::Data { offset, data } => {
-            let chain = existing.ok_or(Error::NotFound)?;
-            chain.write_chunk(offset, data)?;
+            let mut chain = existing.ok_or(Error::NotFound)?;
+            chain.write_chunk(offset, data).map_err(refused)?;
         }
     }
-    ctx.replicate_verbatim();
-    notify(ctx, c"bf.loadchunk", &argv[1]);
+    call.ctx.replicate_verbatim();
+    call.notify();
     Ok(Reply::Ok)
 }

@@ -1,15 +1,15 @@
 //! BF.IMPORT and BF.EXPORT: filters in and out as Guava's `BloomFilter.writeTo()` bytes.
 
-use redis_module::Context;
-
 use rsbloom_core::bloom::codec::writeto;
+use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::{options, read_filter, store_filter};
+use super::options;
 use crate::commands::argv::Arg;
+use crate::commands::key::{open_read, open_write};
 use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
-use crate::commands::{arity, notify, open_read, open_write};
+use crate::commands::Call;
 use crate::config;
 
 /// Only Guava's format exists so far; the keyword leaves room for others.
@@ -24,8 +24,8 @@ fn format(arg: &Arg) -> Result<()> {
 }
 
 /// BF.IMPORT key GUAVA data [CAPACITY n] [ERROR p]
-pub fn import(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 4, usize::MAX, "bf.import")?;
+pub fn import(call: &Call) -> Result<Reply> {
+    let argv = call.args;
     format(&argv[2])?;
     let (mut capacity, mut error) = (None, None);
     let mut i = 4;
@@ -37,7 +37,7 @@ pub fn import(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         }
         i += 2;
     }
-    let key = open_write(ctx, &argv[1]);
+    let key = open_write(call);
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
@@ -47,17 +47,16 @@ pub fn import(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         error,
         config::max_filter_bytes(),
     )?;
-    store_filter(&key, chain)?;
-    ctx.replicate_verbatim();
-    notify(ctx, c"bf.import", &argv[1]);
+    key.store(chain)?;
+    call.ctx.replicate_verbatim();
+    call.notify();
     Ok(Reply::Ok)
 }
 
 /// BF.EXPORT key GUAVA
-pub fn export(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, 3, "bf.export")?;
-    format(&argv[2])?;
-    let key = open_read(ctx, &argv[1]);
-    let chain = read_filter(&key)?.ok_or(Error::NotFound)?;
+pub fn export(call: &Call) -> Result<Reply> {
+    format(&call.args[2])?;
+    let key = open_read(call);
+    let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
     Ok(Reply::Bulk(writeto::export(chain)?))
 }

@@ -5,21 +5,18 @@
 //! that bound item by item, so one CF.INSERT cannot grow past it. An item that finds no room
 //! leaves the filter as it was, and CF.INSERT goes on with the next one.
 
-use std::ffi::CStr;
-
-use redis_module::key::RedisKeyWritable;
-use redis_module::Context;
-
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::{replicate_creation, store_filter, strict_int, write_filter};
+use super::{replicate_creation, strict_int};
 use crate::commands::argv::Arg;
+use crate::commands::key::{open_write, Key, Writing};
 use crate::commands::parse::keyword;
 use crate::commands::reply::{resp3, Reply};
-use crate::commands::{arity, notify, open_write};
+use crate::commands::Call;
 use crate::config;
+use crate::datatype::Family;
 
 /// The smallest CAPACITY CF.INSERT takes (twice RedisBloom's default bucket size).
 const MIN_INSERT_CAPACITY: i64 = 4;
@@ -27,11 +24,11 @@ const MIN_INSERT_CAPACITY: i64 = 4;
 /// The filter at the key, created with the configured parameters (and `capacity`, if
 /// given) when missing and `create` allows it; also whether it was created.
 fn open_or_create<'a>(
-    key: &RedisKeyWritable,
+    key: &Key,
     create: bool,
     capacity: Option<u64>,
-) -> Result<(&'a mut CuckooFilter, bool)> {
-    if let Some(filter) = write_filter(key)? {
+) -> Result<(Writing<'a, CuckooFilter>, bool)> {
+    if let Some(filter) = key.write()? {
         return Ok((filter, false));
     }
     if !create {
@@ -45,22 +42,16 @@ fn open_or_create<'a>(
         d.expansion,
         config::max_filter_bytes(),
     )?;
-    Ok((store_filter(key, filter)?, true))
+    Ok((key.store(filter)?, true))
 }
 
 /// CF.ADD and CF.ADDNX.
-fn add_one(
-    ctx: &Context,
-    argv: &[Arg],
-    nx: bool,
-    name: &'static str,
-    event: &'static CStr,
-) -> Result<Reply> {
-    arity(argv, 3, 3, name)?;
+fn add_one(call: &Call, nx: bool) -> Result<Reply> {
+    let ctx = call.ctx;
     let limits = config::cf_limits();
-    let key = open_write(ctx, &argv[1]);
-    let (filter, created) = open_or_create(&key, true, None)?;
-    let item = argv[2].as_slice();
+    let key = open_write(call);
+    let (mut filter, created) = open_or_create(&key, true, None)?;
+    let item = call.args[2].as_slice();
     let result = filter
         .check_expansions(limits.max_expansions)
         .and_then(|()| match nx {
@@ -69,45 +60,39 @@ fn add_one(
         });
     let added = matches!(result, Ok(true));
     if created {
-        replicate_creation(ctx, &argv[1], filter);
+        replicate_creation(ctx, call.key(), &filter);
         if added {
-            ctx.replicate("CF.ADD", &[argv[1].as_slice(), item][..]);
+            ctx.replicate("CF.ADD", &[call.key().as_slice(), item][..]);
         }
     } else if added {
         ctx.replicate_verbatim();
     }
     if created || added {
-        notify(ctx, event, &argv[1]);
+        call.notify();
     }
     result.map(Reply::Bool)
 }
 
 /// CF.ADD key item
-pub fn add(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    add_one(ctx, argv, false, "cf.add", c"cf.add")
+pub fn add(call: &Call) -> Result<Reply> {
+    add_one(call, false)
 }
 
 /// CF.ADDNX key item
-pub fn addnx(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    add_one(ctx, argv, true, "cf.addnx", c"cf.addnx")
+pub fn addnx(call: &Call) -> Result<Reply> {
+    add_one(call, true)
 }
 
 /// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] ITEMS item...`, whole keywords
 /// in option positions only (RedisBloom reads options by their first letter).
-fn insert_all(
-    ctx: &Context,
-    argv: &[Arg],
-    nx: bool,
-    name: &'static str,
-    event: &'static CStr,
-) -> Result<Reply> {
-    arity(argv, 4, usize::MAX, name)?;
+fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
+    let (ctx, argv) = (call.ctx, call.args);
     let (mut capacity, mut nocreate, mut first_item) = (None, false, None);
     let mut i = 2;
     while i < argv.len() {
         match keyword(&argv[i]).as_str() {
             "CAPACITY" => {
-                let value = argv.get(i + 1).ok_or(Error::WrongArity(name))?;
+                let value = argv.get(i + 1).ok_or_else(|| call.wrong_arity())?;
                 let c = strict_int(value).ok_or(Error::CfBadCapacity)?;
                 if c < MIN_INSERT_CAPACITY {
                     return Err(Error::CfCapacityTooSmall);
@@ -128,12 +113,12 @@ fn insert_all(
     }
     let first_item = first_item
         .filter(|&f| f < argv.len())
-        .ok_or(Error::WrongArity(name))?;
+        .ok_or_else(|| call.wrong_arity())?;
     let items = &argv[first_item..];
 
     let limits = config::cf_limits();
-    let key = open_write(ctx, &argv[1]);
-    let (filter, created) = open_or_create(&key, !nocreate, capacity)?;
+    let key = open_write(call);
+    let (mut filter, created) = open_or_create(&key, !nocreate, capacity)?;
     let checked = filter.check_expansions(limits.max_expansions);
     let mut results = Vec::with_capacity(items.len());
     if checked.is_ok() {
@@ -145,7 +130,11 @@ fn insert_all(
     let added = |r: &Result<bool>| matches!(r, Ok(true));
     let n_added = results.iter().filter(|r| added(r)).count();
     if created {
-        replicate_creation(ctx, &argv[1], filter);
+        replicate_creation(ctx, call.key(), &filter);
+    }
+    // A refused growth answers -1 in the array: the size limit's refusals are counted here.
+    for e in results.iter().filter_map(|r| r.as_ref().err()) {
+        CuckooFilter::counters().refused(e);
     }
     if n_added > 0 {
         if !created && n_added == items.len() {
@@ -166,7 +155,7 @@ fn insert_all(
         }
     }
     if created || n_added > 0 {
-        notify(ctx, event, &argv[1]);
+        call.notify();
     }
     checked?;
     let resp3 = resp3(ctx);
@@ -185,11 +174,11 @@ fn insert_all(
 }
 
 /// CF.INSERT key [CAPACITY c] [NOCREATE] ITEMS item [item ...]
-pub fn insert(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    insert_all(ctx, argv, false, "cf.insert", c"cf.insert")
+pub fn insert(call: &Call) -> Result<Reply> {
+    insert_all(call, false)
 }
 
 /// CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item [item ...]
-pub fn insertnx(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    insert_all(ctx, argv, true, "cf.insertnx", c"cf.insertnx")
+pub fn insertnx(call: &Call) -> Result<Reply> {
+    insert_all(call, true)
 }

@@ -1,20 +1,17 @@
 //! CF.INFO and CF.DEBUG: a filter's parameters and counters.
 
-use redis_module::Context;
-
+use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::read_filter;
-use crate::commands::argv::Arg;
+use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
-use crate::commands::{arity, open_read};
+use crate::commands::Call;
 
 /// CF.INFO key: RedisBloom's eight fields (a flat array in RESP2, a map in RESP3), values
 /// as signed integers (an item count wrapped below 0 shows as -1).
-pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 2, 2, "cf.info")?;
-    let key = open_read(ctx, &argv[1]);
-    let filter = read_filter(&key)?.ok_or(Error::NotFound)?;
+pub fn info(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let filter = key.read::<CuckooFilter>()?.ok_or(Error::NotFound)?;
     let entries = filter
         .info()
         .fields()
@@ -25,9 +22,8 @@ pub fn info(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
 }
 
 /// CF.DEBUG key: the counters as one line, unsigned.
-pub fn debug(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 2, 2, "cf.debug")?;
-    let key = open_read(ctx, &argv[1]);
-    let filter = read_filter(&key)?.ok_or(Error::NotFound)?;
+pub fn debug(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let filter = key.read::<CuckooFilter>()?.ok_or(Error::NotFound)?;
     Ok(Reply::Bulk(filter.info().debug_line().into_bytes()))
 }

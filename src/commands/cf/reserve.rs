@@ -5,17 +5,16 @@
 //! looks for each keyword anywhere in argv (the key included) and ignores words it does
 //! not know; here an unknown word is an error.
 
-use redis_module::Context;
-
 use rsbloom_core::cuckoo::filter::MAX_EXPANSION;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::{replicate_creation, store_filter, strict_int, write_filter};
+use super::{replicate_creation, strict_int};
 use crate::commands::argv::Arg;
+use crate::commands::key::open_write;
 use crate::commands::parse::keyword;
 use crate::commands::reply::Reply;
-use crate::commands::{notify, open_write};
+use crate::commands::Call;
 use crate::config;
 
 /// An option value: not an integer is `bad`, outside `min..=max` is `range`.
@@ -38,10 +37,11 @@ fn ranged(
     }
 }
 
-pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
+pub fn reserve(call: &Call) -> Result<Reply> {
+    let argv = call.args;
     // RedisBloom wants keyword/value pairs after the capacity: an odd count.
-    if argv.len() < 3 || argv.len().is_multiple_of(2) {
-        return Err(Error::WrongArity("cf.reserve"));
+    if argv.len().is_multiple_of(2) {
+        return Err(call.wrong_arity());
     }
     let capacity = strict_int(&argv[2]).ok_or(Error::CfBadCapacity)?;
     let (mut bucket_size, mut iterations, mut expansion) = (None, None, None);
@@ -85,8 +85,8 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
     if capacity < 2 * bucket_size {
         return Err(Error::CfCapacityTooSmall);
     }
-    let key = open_write(ctx, &argv[1]);
-    if write_filter(&key)?.is_some() {
+    let key = open_write(call);
+    if key.write::<CuckooFilter>()?.is_some() {
         return Err(Error::ItemExists);
     }
     let filter = CuckooFilter::new(
@@ -96,8 +96,8 @@ pub fn reserve(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
         expansion as u16,
         config::max_filter_bytes(),
     )?;
-    let filter = store_filter(&key, filter)?;
-    replicate_creation(ctx, &argv[1], filter);
-    notify(ctx, c"cf.reserve", &argv[1]);
+    let filter = key.store(filter)?;
+    replicate_creation(call.ctx, call.key(), &filter);
+    call.notify();
     Ok(Reply::Ok)
 }

@@ -13,21 +13,21 @@ use rsbloom_core::cuckoo::codec::scandump::{self, Load, Sender};
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::{read_filter, store_filter, strict_int, write_filter};
-use crate::commands::argv::Arg;
+use super::strict_int;
+use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
-use crate::commands::{arity, notify, open_read, open_write};
+use crate::commands::Call;
 use crate::config;
+use crate::datatype::Family;
 
 /// CF.SCANDUMP key iterator -> [next iterator, data], `[0, null]` at the end (at once for a
 /// filter that counts no items).
-pub fn scandump(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 3, 3, "cf.scandump")?;
-    let iter = strict_int(&argv[2])
+pub fn scandump(call: &Call) -> Result<Reply> {
+    let iter = strict_int(&call.args[2])
         .filter(|&it| it >= 0)
         .ok_or(Error::CfInvalidPosition)?;
-    let key = open_read(ctx, &argv[1]);
-    let filter = read_filter(&key)?.ok_or(Error::NotFound)?;
+    let key = open_read(call);
+    let filter = key.read::<CuckooFilter>()?.ok_or(Error::NotFound)?;
     let (next, data) = scandump::dump_step(filter, iter, config::chunk_bytes())?;
     let data = match data {
         Some(bytes) => Reply::Bulk(bytes.into_owned()),
@@ -38,30 +38,35 @@ pub fn scandump(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
 
 /// CF.LOADCHUNK key iterator data: iterator 1 creates the key from a header, later
 /// iterators write a chunk of slots into it.
-pub fn loadchunk(ctx: &Context, argv: &[Arg]) -> Result<Reply> {
-    arity(argv, 4, 4, "cf.loadchunk")?;
-    let iter = strict_int(&argv[2])
+pub fn loadchunk(call: &Call) -> Result<Reply> {
+    let ctx = call.ctx;
+    let iter = strict_int(&call.args[2])
         .filter(|&it| it != 0)
         .ok_or(Error::CfInvalidPosition)?;
-    let key = open_write(ctx, &argv[1]);
-    let existing = write_filter(&key)?;
+    let key = open_write(call);
+    let existing = key.write::<CuckooFilter>()?;
     match (iter == 1, existing.is_some()) {
         (true, true) => return Err(Error::ItemExists),
         (false, false) => return Err(Error::NotFound),
         _ => {}
     }
     let limit = config::max_filter_bytes();
-    match scandump::parse_load_from(iter, argv[3].as_slice(), limit, sender(ctx))? {
+    let refused = |e: Error| {
+        CuckooFilter::counters().refused_load(&e);
+        e
+    };
+    let data = call.args[3].as_slice();
+    match scandump::parse_load_from(iter, data, limit, sender(ctx)).map_err(refused)? {
         Load::Header(meta) => {
-            store_filter(&key, CuckooFilter::from_meta(&meta, limit)?)?;
+            key.store(CuckooFilter::from_meta(&meta, limit).map_err(refused)?)?;
         }
         Load::Data { offset, data } => {
-            let filter = existing.ok_or(Error::NotFound)?;
-            filter.write_chunk(offset, data)?;
+            let mut filter = existing.ok_or(Error::NotFound)?;
+            filter.write_chunk(offset, data).map_err(refused)?;
         }
     }
     ctx.replicate_verbatim();
-    notify(ctx, c"cf.loadchunk", &argv[1]);
+    call.notify();
     Ok(Reply::Ok)
 }
 

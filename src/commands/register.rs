@@ -1,119 +1,23 @@
-//! The command table: every command's entry point, flags, arity, key spec, COMMAND DOCS
-//! and ACL category, family by family, and its registration with Redis (`CreateCommand`,
-//! then `SetCommandInfo` so ACL key permissions know which commands only read, then the ACL
-//! categories where the server has them).
+//! Registration of every family's command rows with the server: `CreateCommand`, then
+//! `SetCommandInfo` (COMMAND DOCS, and key specs so ACL key permissions know which commands
+//! only read), then the ACL categories where the server has them. This file imports the
+//! families; they import only [`row`](super::row).
 
 use std::ffi::{c_char, c_int, CStr};
 use std::ptr;
 
 use redis_module::{raw, Context};
 
+use super::row::{Access, ArgDoc, Command, Kind};
 use super::{bf, cf};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[Command]] = &[bf::COMMANDS, cf::COMMANDS];
-
-/// A command callback as Redis calls it.
-pub type CommandFn =
-    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
-
-/// How a command uses its key.
-#[derive(Clone, Copy)]
-pub enum Access {
-    /// Reads metadata only (CARD, INFO, DEBUG).
-    Read,
-    /// Reads and returns user data (EXISTS, MEXISTS, SCANDUMP).
-    ReadData,
-    /// Adds data (RESERVE, ADD, MADD, INSERT).
-    Insert,
-    /// Overwrites data (LOADCHUNK, CF.DEL, CF.COMPACT).
-    Update,
-}
-
-impl Access {
-    fn flags(self) -> u64 {
-        (match self {
-            Access::Read => raw::REDISMODULE_CMD_KEY_RO,
-            Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-            Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
-            Access::Update => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
-        }) as u64
-    }
-}
-
-/// Argument types of COMMAND DOCS.
-#[derive(Clone, Copy)]
-pub enum Kind {
-    Key,
-    Text,
-    Integer,
-    Double,
-    /// A keyword standing alone (`NONSCALING`).
-    Flag,
-    /// A group of arguments (`ITEMS item [item ...]`).
-    Block,
-}
-
-/// One argument as COMMAND DOCS describes it. `token` is the keyword that introduces it, if
-/// any.
-pub struct ArgDoc {
-    pub name: &'static CStr,
-    pub kind: Kind,
-    pub token: Option<&'static CStr>,
-    pub optional: bool,
-    pub multiple: bool,
-    pub sub: &'static [ArgDoc],
-}
-
-/// A command: how Redis reaches it, what COMMAND DOCS says of it, and its ACL category.
-pub struct Command {
-    pub name: &'static CStr,
-    pub callback: CommandFn,
-    /// `CreateCommand` flags.
-    pub flags: &'static CStr,
-    pub summary: &'static CStr,
-    pub complexity: &'static CStr,
-    pub arity: c_int,
-    pub access: Access,
-    pub args: &'static [ArgDoc],
-    /// The module ACL category (`bloom` for BF, `cuckoo` for CF), on servers that have them.
-    pub acl: &'static CStr,
-}
+pub static FAMILIES: &[&[&Command]] = &[bf::rows::COMMANDS, cf::rows::COMMANDS];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {
-    FAMILIES.iter().flat_map(|family| family.iter())
+    FAMILIES.iter().flat_map(|family| family.iter().copied())
 }
-
-pub const fn arg(name: &'static CStr, kind: Kind) -> ArgDoc {
-    ArgDoc {
-        name,
-        kind,
-        token: None,
-        optional: false,
-        multiple: false,
-        sub: &[],
-    }
-}
-
-pub const fn option(name: &'static CStr, kind: Kind, token: &'static CStr) -> ArgDoc {
-    ArgDoc {
-        token: Some(token),
-        optional: true,
-        ..arg(name, kind)
-    }
-}
-
-pub const fn items(name: &'static CStr) -> ArgDoc {
-    ArgDoc {
-        multiple: true,
-        ..arg(name, Kind::Text)
-    }
-}
-
-pub const KEY: ArgDoc = arg(c"key", Kind::Key);
-pub const ITEM: ArgDoc = arg(c"item", Kind::Text);
-pub const ITERATOR: ArgDoc = arg(c"iterator", Kind::Integer);
 
 /// The version of the command-info structs this module was built against.
 static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
@@ -261,7 +165,7 @@ fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             since: since.as_ptr(),
             history: ptr::null_mut(),
             tips: ptr::null(),
-            arity: doc.arity,
+            arity: doc.arity.redis(),
             key_specs: c_key_specs(doc.access),
             args: c_args(doc.args),
         };

@@ -1,5 +1,6 @@
-//! Arrays laid end to end as one byte stream, as SCANDUMP sends a filter's data and
-//! LOADCHUNK writes it (Bloom layers, cuckoo sub-filters).
+//! Which array holds a SCANDUMP offset: a filter's arrays (Bloom layers, cuckoo
+//! sub-filters) laid end to end as one byte stream, as SCANDUMP sends them and LOADCHUNK
+//! writes them.
 
 /// The array holding stream byte `offset`, given every array's length in order, and the
 /// offset within it; `None` past the end.

@@ -1,0 +1,218 @@
+//! The Bloom family's command rows (`BF.*`): one `static` per command, its name written only here (the
+//! harness takes the arity error and the keyspace event from it), and the family's list.
+
+use std::ffi::CStr;
+
+use super::{add, exists, info, reserve, scandump, transfer};
+use crate::commands::row::{
+    arg, callback, items, option, Access, ArgDoc, Arity, Command, Kind, ITEM, ITEMS_BLOCK,
+    ITERATOR, KEY,
+};
+use crate::info::BLOOM;
+
+/// The ACL category of every BF command, where the server has module categories (7.2+).
+const ACL: &CStr = c"bloom";
+
+const EXPANSION: ArgDoc = option(c"expansion", Kind::Integer, c"EXPANSION");
+const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
+
+/// The family's commands, in COMMAND DOCS order.
+pub static COMMANDS: &[&Command] = &[
+    &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &CARD, &INFO, &DEBUG, &SCANDUMP, &LOADCHUNK,
+    &IMPORT, &EXPORT,
+];
+
+pub static RESERVE: Command = Command {
+    name: c"bf.reserve",
+    callback: callback!(RESERVE => reserve::reserve),
+    flags: c"write deny-oom",
+    summary: c"Creates an empty Bloom filter with an error rate and a capacity",
+    complexity: c"O(1)",
+    arity: Arity::AtLeast(4),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        arg(c"error_rate", Kind::Double),
+        arg(c"capacity", Kind::Integer),
+        EXPANSION,
+        NONSCALING,
+    ],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static ADD: Command = Command {
+    name: c"bf.add",
+    callback: callback!(ADD => add::add),
+    flags: c"write deny-oom",
+    summary: c"Adds an item to a Bloom filter, creating the filter if needed",
+    complexity: c"O(k), k the number of hash functions",
+    arity: Arity::Exactly(3),
+    access: Access::Insert,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static MADD: Command = Command {
+    name: c"bf.madd",
+    callback: callback!(MADD => add::madd),
+    flags: c"write deny-oom",
+    summary: c"Adds items to a Bloom filter, creating the filter if needed",
+    complexity: c"O(k * n), k hash functions, n items",
+    arity: Arity::AtLeast(3),
+    access: Access::Insert,
+    args: &[KEY, items(c"item")],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static INSERT: Command = Command {
+    name: c"bf.insert",
+    callback: callback!(INSERT => add::insert),
+    flags: c"write deny-oom",
+    summary: c"Adds items to a Bloom filter, creating it with the given options if needed",
+    complexity: c"O(k * n), k hash functions, n items",
+    arity: Arity::AtLeast(4),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        option(c"capacity", Kind::Integer, c"CAPACITY"),
+        option(c"error", Kind::Double, c"ERROR"),
+        EXPANSION,
+        option(c"nocreate", Kind::Flag, c"NOCREATE"),
+        NONSCALING,
+        ITEMS_BLOCK,
+    ],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static EXISTS: Command = Command {
+    name: c"bf.exists",
+    callback: callback!(EXISTS => exists::exists),
+    flags: c"readonly fast",
+    summary: c"Tells whether an item may be in a Bloom filter",
+    complexity: c"O(k), k the number of hash functions",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static MEXISTS: Command = Command {
+    name: c"bf.mexists",
+    callback: callback!(MEXISTS => exists::mexists),
+    flags: c"readonly fast",
+    summary: c"Tells for each item whether it may be in a Bloom filter",
+    complexity: c"O(k * n), k hash functions, n items",
+    arity: Arity::AtLeast(3),
+    access: Access::ReadData,
+    args: &[KEY, items(c"item")],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static CARD: Command = Command {
+    name: c"bf.card",
+    callback: callback!(CARD => info::card),
+    flags: c"readonly fast",
+    summary: c"Returns the number of items added to a Bloom filter",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(2),
+    access: Access::Read,
+    args: &[KEY],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static INFO: Command = Command {
+    name: c"bf.info",
+    callback: callback!(INFO => info::info),
+    flags: c"readonly fast",
+    summary: c"Returns information about a Bloom filter",
+    complexity: c"O(1)",
+    arity: Arity::Between(2, 3),
+    access: Access::Read,
+    args: &[
+        KEY,
+        ArgDoc {
+            optional: true,
+            ..arg(c"field", Kind::Text)
+        },
+    ],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static DEBUG: Command = Command {
+    name: c"bf.debug",
+    callback: callback!(DEBUG => info::debug),
+    flags: c"readonly",
+    summary: c"Returns the size of each layer of a Bloom filter",
+    complexity: c"O(layers)",
+    arity: Arity::Exactly(2),
+    access: Access::Read,
+    args: &[KEY],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static SCANDUMP: Command = Command {
+    name: c"bf.scandump",
+    callback: callback!(SCANDUMP => scandump::scandump),
+    flags: c"readonly",
+    summary: c"Returns the next chunk of a Bloom filter's dump",
+    complexity: c"O(n), n the chunk size",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, ITERATOR],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static LOADCHUNK: Command = Command {
+    name: c"bf.loadchunk",
+    callback: callback!(LOADCHUNK => scandump::loadchunk),
+    flags: c"write deny-oom",
+    summary: c"Restores a Bloom filter from chunks returned by BF.SCANDUMP",
+    complexity: c"O(n), n the chunk size",
+    arity: Arity::Exactly(4),
+    access: Access::Update,
+    args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static IMPORT: Command = Command {
+    name: c"bf.import",
+    callback: callback!(IMPORT => transfer::import),
+    flags: c"write deny-oom",
+    summary: c"Creates a non-scaling Bloom filter from the bytes of Guava's BloomFilter.writeTo()",
+    complexity: c"O(n), n the size of the data",
+    arity: Arity::AtLeast(4),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        arg(c"format", Kind::Text),
+        arg(c"data", Kind::Text),
+        option(c"capacity", Kind::Integer, c"CAPACITY"),
+        option(c"error", Kind::Double, c"ERROR"),
+    ],
+    acl: ACL,
+    counters: &BLOOM,
+};
+
+pub static EXPORT: Command = Command {
+    name: c"bf.export",
+    callback: callback!(EXPORT => transfer::export),
+    flags: c"readonly",
+    summary: c"Returns a single-layer Bloom filter as Guava's BloomFilter.writeTo() bytes",
+    complexity: c"O(n), n the size of the filter",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, arg(c"format", Kind::Text)],
+    acl: ACL,
+    counters: &BLOOM,
+};

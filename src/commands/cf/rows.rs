@@ -1,0 +1,216 @@
+//! The cuckoo family's command rows (`CF.*`): one `static` per command, its name written only here (the
+//! harness takes the arity error and the keyspace event from it), and the family's list.
+
+use std::ffi::CStr;
+
+use super::{add, del, exists, info, reserve, scandump};
+use crate::commands::row::{
+    arg, callback, items, option, Access, ArgDoc, Arity, Command, Kind, ITEM, ITEMS_BLOCK,
+    ITERATOR, KEY,
+};
+use crate::info::CUCKOO;
+
+/// The ACL category of every CF command, where the server has module categories (7.2+).
+const ACL: &CStr = c"cuckoo";
+
+const INSERT_ARGS: &[ArgDoc] = &[
+    KEY,
+    option(c"capacity", Kind::Integer, c"CAPACITY"),
+    option(c"nocreate", Kind::Flag, c"NOCREATE"),
+    ITEMS_BLOCK,
+];
+
+/// The family's commands, in COMMAND DOCS order.
+pub static COMMANDS: &[&Command] = &[
+    &RESERVE, &ADD, &ADDNX, &INSERT, &INSERTNX, &EXISTS, &MEXISTS, &COUNT, &DEL, &COMPACT,
+    &SCANDUMP, &LOADCHUNK, &INFO, &DEBUG,
+];
+
+pub static RESERVE: Command = Command {
+    name: c"cf.reserve",
+    callback: callback!(RESERVE => reserve::reserve),
+    flags: c"write deny-oom",
+    summary: c"Creates an empty cuckoo filter with a capacity",
+    complexity: c"O(1)",
+    arity: Arity::AtLeast(3),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        arg(c"capacity", Kind::Integer),
+        option(c"bucketsize", Kind::Integer, c"BUCKETSIZE"),
+        option(c"maxiterations", Kind::Integer, c"MAXITERATIONS"),
+        option(c"expansion", Kind::Integer, c"EXPANSION"),
+    ],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static ADD: Command = Command {
+    name: c"cf.add",
+    callback: callback!(ADD => add::add),
+    flags: c"write deny-oom",
+    summary: c"Adds an item to a cuckoo filter, creating the filter if needed",
+    complexity: c"O(k + i), k sub-filters, i max iterations",
+    arity: Arity::Exactly(3),
+    access: Access::Insert,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static ADDNX: Command = Command {
+    name: c"cf.addnx",
+    callback: callback!(ADDNX => add::addnx),
+    flags: c"write deny-oom",
+    summary: c"Adds an item to a cuckoo filter unless it may be there already",
+    complexity: c"O(k + i), k sub-filters, i max iterations",
+    arity: Arity::Exactly(3),
+    access: Access::Insert,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static INSERT: Command = Command {
+    name: c"cf.insert",
+    callback: callback!(INSERT => add::insert),
+    flags: c"write deny-oom",
+    summary: c"Adds items to a cuckoo filter, creating it with a capacity if needed",
+    complexity: c"O(n * (k + i)), n items, k sub-filters, i max iterations",
+    arity: Arity::AtLeast(4),
+    access: Access::Insert,
+    args: INSERT_ARGS,
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static INSERTNX: Command = Command {
+    name: c"cf.insertnx",
+    callback: callback!(INSERTNX => add::insertnx),
+    flags: c"write deny-oom",
+    summary: c"Adds each item to a cuckoo filter unless it may be there already",
+    complexity: c"O(n * (k + i)), n items, k sub-filters, i max iterations",
+    arity: Arity::AtLeast(4),
+    access: Access::Insert,
+    args: INSERT_ARGS,
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static EXISTS: Command = Command {
+    name: c"cf.exists",
+    callback: callback!(EXISTS => exists::exists),
+    flags: c"readonly fast",
+    summary: c"Tells whether an item may be in a cuckoo filter",
+    complexity: c"O(k), k sub-filters",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static MEXISTS: Command = Command {
+    name: c"cf.mexists",
+    callback: callback!(MEXISTS => exists::mexists),
+    flags: c"readonly fast",
+    summary: c"Tells for each item whether it may be in a cuckoo filter",
+    complexity: c"O(n * k), n items, k sub-filters",
+    arity: Arity::AtLeast(3),
+    access: Access::ReadData,
+    args: &[KEY, items(c"item")],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static COUNT: Command = Command {
+    name: c"cf.count",
+    callback: callback!(COUNT => exists::count),
+    flags: c"readonly fast",
+    summary: c"Counts the copies of an item's fingerprint in a cuckoo filter",
+    complexity: c"O(k), k sub-filters",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static DEL: Command = Command {
+    name: c"cf.del",
+    callback: callback!(DEL => del::del),
+    flags: c"write fast",
+    summary: c"Removes one copy of an item from a cuckoo filter",
+    complexity: c"O(k), k sub-filters (compaction: O(size of the filter))",
+    arity: Arity::Exactly(3),
+    access: Access::Update,
+    args: &[KEY, ITEM],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static COMPACT: Command = Command {
+    name: c"cf.compact",
+    callback: callback!(COMPACT => del::compact),
+    // RedisBloom marks it `readonly`, but it changes the filter.
+    flags: c"write fast",
+    summary: c"Moves items of a cuckoo filter into older sub-filters, freeing empty ones",
+    complexity: c"O(n), n the size of the filter",
+    arity: Arity::Exactly(2),
+    access: Access::Update,
+    args: &[KEY],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static SCANDUMP: Command = Command {
+    name: c"cf.scandump",
+    callback: callback!(SCANDUMP => scandump::scandump),
+    flags: c"readonly fast",
+    summary: c"Returns the next chunk of a cuckoo filter's dump",
+    complexity: c"O(n), n the chunk size",
+    arity: Arity::Exactly(3),
+    access: Access::ReadData,
+    args: &[KEY, ITERATOR],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static LOADCHUNK: Command = Command {
+    name: c"cf.loadchunk",
+    callback: callback!(LOADCHUNK => scandump::loadchunk),
+    flags: c"write deny-oom",
+    summary: c"Restores a cuckoo filter from chunks returned by CF.SCANDUMP",
+    complexity: c"O(n), n the chunk size",
+    arity: Arity::Exactly(4),
+    access: Access::Update,
+    args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static INFO: Command = Command {
+    name: c"cf.info",
+    callback: callback!(INFO => info::info),
+    flags: c"readonly fast",
+    summary: c"Returns information about a cuckoo filter",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(2),
+    access: Access::Read,
+    args: &[KEY],
+    acl: ACL,
+    counters: &CUCKOO,
+};
+
+pub static DEBUG: Command = Command {
+    name: c"cf.debug",
+    callback: callback!(DEBUG => info::debug),
+    flags: c"readonly fast",
+    summary: c"Returns a cuckoo filter's parameters and counters as one line",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(2),
+    access: Access::Read,
+    args: &[KEY],
+    acl: ACL,
+    counters: &CUCKOO,
+};

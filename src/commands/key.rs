@@ -1,0 +1,153 @@
+//! Key access shared by every family: a key opened for the call, and the family's value in
+//! it read, written or stored through the [`Family`] trait (which Redis types hold the
+//! family's values). Writes go through a [`Writing`] guard that hands what changed (memory,
+//! items) to the family's INFO counters when the command is done with the value.
+
+use std::ops::{Deref, DerefMut};
+
+use redis_module::native_types::RedisType;
+use redis_module::raw;
+use rsbloom_core::error::{Error, Result};
+
+use super::Call;
+use crate::datatype::Family;
+use crate::info::Figures;
+
+/// A key opened for the current command, closed when dropped.
+pub struct Key(*mut raw::RedisModuleKey);
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        raw::close_key(self.0);
+    }
+}
+
+/// Opens the call's key for reading.
+pub fn open_read(call: &Call) -> Key {
+    Key(raw::open_key(
+        call.ctx.ctx,
+        call.key().raw(),
+        raw::KeyMode::READ,
+    ))
+}
+
+/// Opens the call's key for reading and writing.
+pub fn open_write(call: &Call) -> Key {
+    Key(raw::open_key(
+        call.ctx.ctx,
+        call.key().raw(),
+        raw::KeyMode::READ | raw::KeyMode::WRITE,
+    ))
+}
+
+/// The server's handle of a type. Read without the cell's borrow bookkeeping: it is written
+/// once, while the module loads, before any command runs.
+fn raw_type(t: &RedisType) -> *mut raw::RedisModuleType {
+    unsafe { *t.raw_type.as_ptr() }
+}
+
+impl Key {
+    /// No value at the key.
+    pub fn is_empty(&self) -> bool {
+        let key_type = unsafe { raw::RedisModule_KeyType.map_or(0, |f| f(self.0)) };
+        key_type == raw::REDISMODULE_KEYTYPE_EMPTY as i32
+    }
+
+    /// The value of family `F`: `None` if the key is missing, WRONGTYPE if it holds
+    /// anything else. One type lookup, compared with each of the family's types.
+    fn value<F: Family>(&self) -> Result<Option<*mut F>> {
+        // (No `ok_or(Error)` here: building an error it then drops costs more than the rest.)
+        let (Some(key_type), Some(get_type), Some(get_value)) = (
+            unsafe { raw::RedisModule_KeyType },
+            unsafe { raw::RedisModule_ModuleTypeGetType },
+            unsafe { raw::RedisModule_ModuleTypeGetValue },
+        ) else {
+            return Err(Error::Internal);
+        };
+        if unsafe { key_type(self.0) } == raw::REDISMODULE_KEYTYPE_EMPTY as i32 {
+            return Ok(None);
+        }
+        let held = unsafe { get_type(self.0) };
+        if held.is_null() || !F::types().iter().any(|t| raw_type(t) == held) {
+            return Err(Error::WrongType);
+        }
+        let value = unsafe { get_value(self.0) }.cast::<F>();
+        Ok((!value.is_null()).then_some(value))
+    }
+
+    /// The family's value for reading.
+    pub fn read<'a, F: Family>(&self) -> Result<Option<&'a F>> {
+        // SAFETY: a value of one of `F`'s types is an `F` this module stored; it lives as
+        // long as the key holds it, beyond this command's use of it.
+        Ok(self.value::<F>()?.map(|v| unsafe { &*v }))
+    }
+
+    /// The family's value for writing: changes reach the INFO counters when the guard drops.
+    pub fn write<'a, F: Family>(&self) -> Result<Option<Writing<'a, F>>> {
+        // SAFETY: as in `read`; the command is the value's only user while it runs.
+        Ok(self.value::<F>()?.map(|v| Writing::new(unsafe { &mut *v })))
+    }
+
+    /// Stores a new value at the empty key, as the type the value asks for, and hands it
+    /// back for further writes.
+    pub fn store<'a, F: Family>(&self, value: F) -> Result<Writing<'a, F>> {
+        let set = unsafe { raw::RedisModule_ModuleTypeSetValue }.ok_or(Error::Internal)?;
+        let figures = value.figures();
+        let raw_value = Box::into_raw(Box::new(value));
+        let stored = unsafe { set(self.0, raw_type(F::type_of(&*raw_value)), raw_value.cast()) };
+        if stored != raw::REDISMODULE_OK as i32 {
+            // SAFETY: the server refused it and did not take it: still ours.
+            drop(unsafe { Box::from_raw(raw_value) });
+            return Err(Error::WrongType);
+        }
+        F::counters().added(figures);
+        // SAFETY: the key now holds the value, as in `write`.
+        Ok(Writing::new(unsafe { &mut *raw_value }))
+    }
+}
+
+/// A value open for writing. Its figures (memory, items) when it was opened are compared
+/// with those when the guard drops, and the difference goes to the family's INFO counters.
+/// Memory changes only with the number of parts, so it is read again only then.
+pub struct Writing<'a, F: Family> {
+    value: &'a mut F,
+    before: Figures,
+    parts: usize,
+}
+
+impl<'a, F: Family> Writing<'a, F> {
+    fn new(value: &'a mut F) -> Writing<'a, F> {
+        let before = value.figures();
+        let parts = value.parts();
+        Writing {
+            value,
+            before,
+            parts,
+        }
+    }
+}
+
+impl<F: Family> Deref for Writing<'_, F> {
+    type Target = F;
+    fn deref(&self) -> &F {
+        self.value
+    }
+}
+
+impl<F: Family> DerefMut for Writing<'_, F> {
+    fn deref_mut(&mut self) -> &mut F {
+        self.value
+    }
+}
+
+impl<F: Family> Drop for Writing<'_, F> {
+    fn drop(&mut self) {
+        let items = self.value.items() - self.before.items;
+        if items != 0 {
+            F::counters().items_changed(items);
+        }
+        if self.value.parts() != self.parts {
+            F::counters().bytes_changed(self.value.bytes() - self.before.bytes);
+        }
+    }
+}

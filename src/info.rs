@@ -1,0 +1,151 @@
+//! The module's own INFO sections (`INFO bf`, `INFO bf_bloom`, `INFO everything`): per
+//! family, the keys, their memory and items, and what was refused since the server started.
+//! Exporters turn these fields into metrics.
+//!
+//! The figures are kept as running totals, so INFO costs the same with a million keys as
+//! with one: a value adds its figures when it appears (created by a command, loaded from an
+//! RDB, RESTORE or full sync, copied), a write adds the difference it made (see
+//! `commands::key::Writing`), and `free` takes the value's figures away. `free` may run on a
+//! background thread (FLUSHALL ASYNC, lazy freeing), hence the atomics.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+
+use redis_module::{raw, Context};
+use rsbloom_core::error::Error;
+
+/// What one value counts for.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Figures {
+    /// As MEMORY USAGE reports the value (BF.INFO / CF.INFO `Size`).
+    pub bytes: i64,
+    /// Items inserted (BF.CARD, CF.INFO `Number of items inserted`).
+    pub items: i64,
+}
+
+/// One family's running totals.
+pub struct Counters {
+    /// The INFO section's name (`bf_<name>`) and its fields' prefix.
+    name: &'static str,
+    keys: AtomicI64,
+    bytes: AtomicI64,
+    items: AtomicI64,
+    refused_loads: AtomicU64,
+    size_refusals: AtomicU64,
+    defrag_moves: AtomicU64,
+}
+
+impl Counters {
+    const fn new(name: &'static str) -> Counters {
+        Counters {
+            name,
+            keys: AtomicI64::new(0),
+            bytes: AtomicI64::new(0),
+            items: AtomicI64::new(0),
+            refused_loads: AtomicU64::new(0),
+            size_refusals: AtomicU64::new(0),
+            defrag_moves: AtomicU64::new(0),
+        }
+    }
+
+    /// A value appeared (a key created, loaded or copied).
+    pub fn added(&self, f: Figures) {
+        self.keys.fetch_add(1, Relaxed);
+        self.bytes.fetch_add(f.bytes, Relaxed);
+        self.items.fetch_add(f.items, Relaxed);
+    }
+
+    /// A value was freed.
+    pub fn removed(&self, f: Figures) {
+        self.keys.fetch_sub(1, Relaxed);
+        self.bytes.fetch_sub(f.bytes, Relaxed);
+        self.items.fetch_sub(f.items, Relaxed);
+    }
+
+    /// A value's items changed by `delta`.
+    pub fn items_changed(&self, delta: i64) {
+        self.items.fetch_add(delta, Relaxed);
+    }
+
+    /// A value's memory changed by `delta`.
+    pub fn bytes_changed(&self, delta: i64) {
+        self.bytes.fetch_add(delta, Relaxed);
+    }
+
+    /// A value or a LOADCHUNK chunk was refused (bad data, or over the size limit).
+    pub fn refused_load(&self, e: &Error) {
+        self.refused_loads.fetch_add(1, Relaxed);
+        self.refused(e);
+    }
+
+    /// Active defragmentation moved `blocks` heap blocks of a value.
+    pub fn defragged(&self, blocks: u64) {
+        self.defrag_moves.fetch_add(blocks, Relaxed);
+    }
+
+    /// Counts `e` if it is a refusal by `bf.max-filter-bytes`.
+    pub fn refused(&self, e: &Error) {
+        if matches!(e, Error::TooLarge { .. }) {
+            self.size_refusals.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// The Bloom family (`RSbloom--` and `MBbloom--` keys).
+pub static BLOOM: Counters = Counters::new("bloom");
+/// The cuckoo family (`MBbloomCF` keys).
+pub static CUCKOO: Counters = Counters::new("cuckoo");
+
+/// Every family's counters, in INFO order.
+static FAMILIES: [&Counters; 2] = [&BLOOM, &CUCKOO];
+
+fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
+    let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldLongLong }) else {
+        return;
+    };
+    let Ok(name) = CString::new(name) else {
+        return;
+    };
+    unsafe { add(ctx, name.as_ptr().cast_mut(), value) };
+}
+
+fn section(ctx: *mut raw::RedisModuleInfoCtx, name: &CStr) -> bool {
+    let Some(add) = (unsafe { raw::RedisModule_InfoAddSection }) else {
+        return false;
+    };
+    unsafe { add(ctx, name.as_ptr() as *mut c_char) == raw::REDISMODULE_OK as i32 }
+}
+
+/// Registers [`add_sections`] as the module's INFO callback (in place of the one the
+/// `redis-module` crate registers before `init`, which has nothing to add).
+pub fn register(ctx: &Context) -> Result<(), String> {
+    let register = unsafe { raw::RedisModule_RegisterInfoFunc }.ok_or("no RegisterInfoFunc")?;
+    match unsafe { register(ctx.ctx, Some(add_sections)) } {
+        s if s == raw::REDISMODULE_OK as c_int => Ok(()),
+        _ => Err("the server refused the INFO callback".into()),
+    }
+}
+
+/// The INFO callback: one section per family, `bf_<family>`, its fields `bf_<family>_*`
+/// (the server prefixes the module's name). A section the caller did not ask for is
+/// skipped by the server (`InfoAddSection` answers an error).
+extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    for c in FAMILIES {
+        let Ok(name) = CString::new(c.name) else {
+            continue;
+        };
+        if !section(ctx, &name) {
+            continue;
+        }
+        let get = |a: &AtomicI64| a.load(Relaxed).max(0);
+        field(ctx, &format!("{}_keys", c.name), get(&c.keys));
+        field(ctx, &format!("{}_memory_bytes", c.name), get(&c.bytes));
+        field(ctx, &format!("{}_items", c.name), get(&c.items));
+        let refused = c.refused_loads.load(Relaxed).min(i64::MAX as u64) as i64;
+        field(ctx, &format!("{}_refused_loads", c.name), refused);
+        let size = c.size_refusals.load(Relaxed).min(i64::MAX as u64) as i64;
+        field(ctx, &format!("{}_size_limit_refusals", c.name), size);
+        let moves = c.defrag_moves.load(Relaxed).min(i64::MAX as u64) as i64;
+        field(ctx, &format!("{}_defrag_moves", c.name), moves);
+    }
+}
