@@ -308,30 +308,53 @@ pub fn is_recording_server(con: &mut Connection) -> bool {
     !valkey && version.starts_with("7.0.") && allocator.starts_with("jemalloc")
 }
 
-/// The server's allocator as INFO memory names it (`jemalloc-5.3.0`, `libc`).
-pub fn server_allocator(con: &mut Connection) -> String {
-    crate::reply::info_field(con, "memory", "mem_allocator").unwrap_or_default()
-}
-
-/// The server's own share of `MEMORY USAGE` for a key whose name is `name_len` bytes long
-/// (the key's allocation and its table entry, rounded by the allocator): measured on this
-/// server as MEMORY USAGE minus BF.INFO Size of a fresh filter under an unused name of that
-/// length, deleted afterwards.
-pub fn key_overhead(con: &mut Connection, name_len: usize) -> i64 {
-    let name = (0..name_len)
+/// The server's own share of `MEMORY USAGE` for the existing key `key` (its allocation for
+/// the key, rounded by the allocator), measured on this server for that very key.
+///
+/// A fresh filter under an unused probe name of the same length gives the share for a key of
+/// that name length: its MEMORY USAGE minus its BF.INFO Size. That is not always the share
+/// of `key`: Valkey 8.1+ embeds the name in the key's object and counts that allocation's
+/// usable size, and with glibc malloc (the Valkey builds) the usable size depends on the
+/// heap, not only on the request: a request served from a free chunk 16 bytes larger than
+/// needed keeps all of it (malloc does not split off a remainder under 32 bytes). So both
+/// keys are also measured holding an integer beyond the shared ones, which has no allocation
+/// of its own: `SET` over an existing key whose value is not shared keeps the key's object
+/// (Valkey's dbSetValue swaps the value in), so the difference of those two figures is what
+/// the key's own allocation differs from the probe's (0 with jemalloc's size classes). The
+/// key's value is put back from its DUMP, which replaces the key's allocation.
+pub fn key_overhead(con: &mut Connection, key: &str) -> i64 {
+    // Above OBJ_SHARED_INTEGERS (10000): stored as an INT-encoded object of the key's own.
+    const INT: &str = "1234567890123";
+    assert_eq!(
+        as_int(&raw(con, &["PTTL", key])),
+        -1,
+        "{key}: has a TTL or is missing"
+    );
+    let probe = (0..key.len())
         .map(|i| if i == 0 { '~' } else { '#' })
         .collect::<String>();
+    assert_ne!(probe, key, "overhead probe is the key itself");
     assert_eq!(
-        as_int(&raw(con, &["EXISTS", &name])),
+        as_int(&raw(con, &["EXISTS", &probe])),
         0,
-        "overhead probe {name:?} exists"
+        "overhead probe {probe:?} exists"
     );
-    let v = raw(con, &["BF.RESERVE", &name, "0.01", "100"]);
-    assert_eq!(v, Value::Okay, "BF.RESERVE {name}");
-    let usage = memory_usage(con, &name);
-    let size = as_int(&info_value(con, &name, "Size"));
-    raw(con, &["DEL", &name]);
-    usage - size
+    let v = raw(con, &["BF.RESERVE", &probe, "0.01", "100"]);
+    assert_eq!(v, Value::Okay, "BF.RESERVE {probe}");
+    let probe_overhead = memory_usage(con, &probe) - as_int(&info_value(con, &probe, "Size"));
+    assert_eq!(raw(con, &["SET", &probe, INT]), Value::Okay, "SET {probe}");
+    let probe_int = memory_usage(con, &probe);
+    raw(con, &["DEL", &probe]);
+
+    let dump = match raw(con, &["DUMP", key]) {
+        Value::BulkString(b) => b,
+        other => panic!("DUMP {key} answered {other:?}"),
+    };
+    assert_eq!(raw(con, &["SET", key, INT]), Value::Okay, "SET {key}");
+    let key_int = memory_usage(con, key);
+    let args: [&[u8]; 5] = [b"RESTORE", key.as_bytes(), b"0", &dump, b"REPLACE"];
+    assert_eq!(raw(con, &args), Value::Okay, "RESTORE {key} of its DUMP");
+    probe_overhead + key_int - probe_int
 }
 
 /// The `Size` field of a recorded BF.INFO reply (RESP2: names and values in turn).
