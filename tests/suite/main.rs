@@ -26,6 +26,7 @@ mod guava_transfer;
 mod hostile_loadchunk;
 mod hostile_redisbloom;
 mod hostile_restore;
+mod info;
 mod limits;
 mod name_clash;
 mod notifications;
