@@ -18,7 +18,7 @@
 use rsbloom_test_support as common;
 
 use common::hostile::key_exists;
-use common::model::{self, Added};
+use common::guava_model::{self, Added};
 use common::*;
 use redis::{Connection, Value};
 

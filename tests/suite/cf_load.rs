@@ -8,7 +8,7 @@
 use rsbloom_test_support as common;
 
 use common::files::{self, unhex};
-use common::resp::{bulk_payload, escape, unescape, RawConn};
+use common::raw_resp::{bulk_payload, escape, unescape, RawConn};
 use common::{Server, ServerOpts};
 use serde_json::Value;
 

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use common::files::{self, unhex, REDISBLOOM_CF_CONFIGS as CONFIGS};
 use common::rdb::{Cursor, OP_EOF, OP_STRING, OP_UINT};
-use common::resp::unescape;
+use common::raw_resp::unescape;
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::codec::rdb;
 use rsbloom_core::cuckoo::codec::scandump::{self, Load};

@@ -3,7 +3,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::{self, Chain};
+use common::guava_model::{self, Chain};
 use common::*;
 
 /// Fill `key` with `n` items and check every one answers 1; returns the items.

@@ -1,12 +1,12 @@
 //! Parity with Guava 31.1: filters sized like Guava's give Guava's answers, bit for bit.
 //!
-//! The first two tests check the test oracle (`common::model`) against the vectors without a
+//! The first two tests check the test oracle (`common::guava_model`) against the vectors without a
 //! server; the others check the module.
 
 use rsbloom_test_support as common;
 
 use common::files::GUAVA_CONFIGS;
-use common::model::{self, Added, Chain, Layer};
+use common::guava_model::{self, Added, Chain, Layer};
 use common::vectors;
 use common::*;
 

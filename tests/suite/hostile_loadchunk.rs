@@ -10,7 +10,7 @@
 use rsbloom_test_support as common;
 
 use common::hostile::{key_exists, Guard, Rng};
-use common::model;
+use common::guava_model;
 use common::*;
 use redis::{Connection, Value};
 

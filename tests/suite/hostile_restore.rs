@@ -12,7 +12,7 @@
 use rsbloom_test_support as common;
 
 use common::hostile::{expect_add_answers, odd_nan, Guard, Rng, BAD_RATES};
-use common::model;
+use common::guava_model;
 use common::rdb::*;
 use common::*;
 use redis::{Connection, Value};

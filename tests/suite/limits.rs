@@ -5,7 +5,7 @@
 use rsbloom_test_support as common;
 
 use common::hostile::{config_set, expect_too_large, key_exists, parse_too_large};
-use common::model::{self, Added};
+use common::guava_model::{self, Added};
 use common::*;
 use redis::{Connection, Value};
 

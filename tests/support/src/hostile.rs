@@ -4,7 +4,7 @@
 
 use redis::{Connection, Value};
 
-use super::reply::*;
+use super::client::*;
 
 /// The core's seeded xorshift64* generator, so every failing run can be replayed.
 pub use rsbloom_core::testkit::Rng;

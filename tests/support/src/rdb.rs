@@ -11,7 +11,7 @@
 use redis::{Connection, Value};
 
 use super::hostile::{key_exists, mutate, Rng};
-use super::reply::*;
+use super::client::*;
 
 /// What `RESTORE` answers for a payload the module (or Redis) refuses to load.
 pub const BAD_DATA: &str = "ERR Bad data format";

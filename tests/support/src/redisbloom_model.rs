@@ -15,7 +15,7 @@
 use redis::Value;
 use rsbloom_core::hash::murmur64a::murmur64a;
 
-use super::model::debug_line;
+use super::guava_model::debug_line;
 use super::rdb::{Cursor, F, OP_STRING};
 use super::redisbloom::Config;
 
