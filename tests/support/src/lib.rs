@@ -20,16 +20,15 @@
 
 #![allow(dead_code)]
 
+pub mod client;
 pub mod cluster;
 pub mod faults;
-pub mod files;
-pub mod hostile;
 pub mod guava_model;
+pub mod hostile;
+pub mod raw_resp;
 pub mod rdb;
 pub mod redisbloom;
 pub mod redisbloom_model;
-pub mod client;
-pub mod raw_resp;
 pub mod vectors;
 
 use std::fs;
@@ -42,6 +41,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use client::*;
+/// The files of `tests/vectors/`, read by the core's test kit (shared with core/tests).
+pub use rsbloom_core::testkit::files;
 
 /// How long a server may take to answer PING after it was spawned (includes loading data).
 const START_TIMEOUT: Duration = Duration::from_secs(30);
