@@ -1,0 +1,12 @@
+//! The server's side rather than one family's: a cluster (reshard, failover), kill -9 with
+//! writes in flight, replication faults, Valkey 9's slot migration, migrations to and from
+//! RedisBloom, and a module name another module already holds. `name_clash`,
+//! `redisbloom_live` and `slot_migration` start particular servers whatever `$REDIS_SERVER`
+//! says (`PINNED` in the Makefile).
+
+mod cluster;
+mod durability;
+mod name_clash;
+mod redisbloom_live;
+mod replication_faults;
+mod slot_migration;
