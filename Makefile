@@ -59,7 +59,7 @@ test: deps
 # Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := name_clash:: redisbloom_live:: slot_migration::
+PINNED  := server::name_clash:: server::redisbloom_live:: server::slot_migration:: server::info::active_defragmentation_
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets

@@ -1,41 +1,19 @@
-//! The integration tests of the root crate, one module per area, built as one test binary
-//! (`cargo test --test suite`; one module: `cargo test --test suite acl::`). Most start real
-//! `redis-server` processes with the freshly built module (`target/release/librsbloom.so`);
-//! the `core_*` modules test the core against the vectors without a server. The fixture and
-//! the oracles are the crate `rsbloom-test-support` (`tests/support/`), imported as `common`.
+//! The integration tests of the root crate, built as one test binary (`cargo test --test
+//! suite`). Nearly every test starts real `redis-server` processes with the freshly built module
+//! (`target/release/librsbloom.so`). The fixture and the oracles are the crate
+//! `rsbloom-test-support` (`tests/support/`), imported as `common`; the core's tests against
+//! the vectors, which need no server, are in `core/tests/`.
+//!
+//! One folder per family, with the same file name for the same area in each (`errors`,
+//! `config`, `replication`, `redisbloom_load`, ...), and one for the server's side:
+//! - `bloom/`: the BF.* commands and the two Bloom types (`RSbloom--`, `MBbloom--`);
+//! - `cuckoo/`: the CF.* commands and the cuckoo type;
+//! - `server/`: what involves more than one server or server program, for both families:
+//!   cluster, durability under kill -9, replication faults, slot migration, RedisBloom beside
+//!   rsbloom, a clashing module name.
+//!
+//! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
-mod acl;
-mod bad_args;
-mod batches;
-mod cf_config;
-mod cf_hostile;
-mod cf_load;
-mod cf_replay;
-mod cf_replication;
-mod cluster;
-mod commands;
-mod config;
-mod core_cuckoo;
-mod core_guava;
-mod core_redisbloom;
-mod durability;
-mod errors;
-mod false_positives;
-mod guava_parity;
-mod guava_transfer;
-mod hostile_loadchunk;
-mod hostile_redisbloom;
-mod hostile_restore;
-mod info;
-mod limits;
-mod name_clash;
-mod notifications;
-mod persistence;
-mod redisbloom_compat;
-mod redisbloom_live;
-mod redisbloom_replication;
-mod replication;
-mod replication_faults;
-mod resp3;
-mod scaling;
-mod slot_migration;
+mod bloom;
+mod cuckoo;
+mod server;

@@ -4,43 +4,11 @@
 
 use redis::{Connection, Value};
 
-use super::reply::*;
+use super::client::*;
 
-/// The core's seeded xorshift64* generator, so every failing run can be replayed.
-pub use rsbloom_core::testkit::Rng;
-
-/// Changes a few bytes (1 to 4 edits: set, flip, delete, insert, fill a run) of `body` at or
-/// after `head_len`, so a payload's type byte and module id (or nothing, with 0) stay intact.
-pub fn mutate(rng: &mut Rng, body: &[u8], head_len: usize) -> Vec<u8> {
-    const INTERESTING: [u8; 16] = [
-        0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x3f, 0x40, 0x7f, 0x80, 0x81, 0xbf, 0xc0, 0xc2, 0xc3,
-        0xff,
-    ];
-    let mut out = body.to_vec();
-    for _ in 0..=rng.below(3) {
-        let span = (out.len() - head_len) as u64;
-        let at = head_len + rng.below(span) as usize;
-        match rng.below(6) {
-            0 => out[at] = rng.byte(),
-            1 => out[at] ^= 1 << rng.below(8),
-            2 => out[at] = INTERESTING[rng.below(INTERESTING.len() as u64) as usize],
-            3 => {
-                out.remove(at);
-                if out.len() == head_len {
-                    out.push(0);
-                }
-            }
-            4 => out.insert(at, rng.byte()),
-            _ => {
-                // Overwrite a run with 0xff or 0x00 (huge or zero values).
-                let fill = if rng.below(2) == 0 { 0xff } else { 0x00 };
-                let end = (at + 1 + rng.below(8) as usize).min(out.len());
-                out[at..end].fill(fill);
-            }
-        }
-    }
-    out
-}
+/// The core's seeded xorshift64* generator, so every failing run can be replayed, and its
+/// byte mutator (the one the core's property tests use).
+pub use rsbloom_core::testkit::{mutate, Mutation, Rng};
 
 /// Keys planted before an attack: a scaling filter with two layers and a plain string.
 /// [`Guard::check`] proves the server still answers and neither key changed.

@@ -2,30 +2,33 @@
 //! module, started on a free loopback port in its own temporary directory, and stopped (and
 //! the directory removed) when the fixture is dropped, also when a test panics.
 //!
-//! Submodules: `reply` (sending commands and reading replies), `files` (reading the files of
-//! `tests/vectors/`), `vectors` (the Guava ground truth), `model` (sizing formulas, `%g`
-//! formatting and a reference Bloom chain used as the oracle for exact expectations).
-//! Also `cluster` (a six-node Redis Cluster with the module) and `faults` (kill -9, replicas
-//! attached by hand, helper programs run with a time limit), `redisbloom` (the RedisBloom
-//! v2.8 ground truth), `redisbloom_model` (a model of RedisBloom's `MBbloom--` type: its
-//! encodings, its loader's rules and its chain) and `rdb` (DUMP payloads and module values
-//! built and read byte by byte).
+//! Submodules, by what they talk to or model:
+//! - `client`: commands sent with the `redis` crate, replies read with nothing hidden
+//!   (re-exported at the root); `raw_resp`: a raw RESP connection for byte-exact replies.
+//! - `files`: the files of `tests/vectors/` (the core's test kit, re-exported); `vectors`:
+//!   the Guava ground truth; `redisbloom`: the RedisBloom v2.8 ground truth.
+//! - `guava_model`: Guava's sizing formulas, `%g` and a reference Bloom chain, the oracle of
+//!   exact expectations; `redisbloom_model`: RedisBloom's `MBbloom--` type (its encodings,
+//!   its loader's rules and its chain).
+//! - `rdb`: DUMP payloads and module values built and read byte by byte; `hostile`: the
+//!   guard and helpers of the hostile-input tests.
+//! - `cluster`: a six-node Redis Cluster with the module; `faults`: kill -9, replicas
+//!   attached by hand, helper programs run with a time limit.
 //!
 //! This is the crate `rsbloom-test-support` (`tests/support/`), a dev-dependency of the root
 //! crate (whose integration tests are the one test binary `tests/suite/`) and of `cli/`.
 
 #![allow(dead_code)]
 
+pub mod client;
 pub mod cluster;
 pub mod faults;
-pub mod files;
+pub mod guava_model;
 pub mod hostile;
-pub mod model;
+pub mod raw_resp;
 pub mod rdb;
 pub mod redisbloom;
 pub mod redisbloom_model;
-pub mod reply;
-pub mod resp;
 pub mod vectors;
 
 use std::fs;
@@ -37,7 +40,9 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-pub use reply::*;
+pub use client::*;
+/// The files of `tests/vectors/`, read by the core's test kit (shared with core/tests).
+pub use rsbloom_core::testkit::files;
 
 /// How long a server may take to answer PING after it was spawned (includes loading data).
 const START_TIMEOUT: Duration = Duration::from_secs(30);

@@ -2,7 +2,7 @@
 //! README.md), and collecting mismatches so a test can report all of them before it fails.
 
 use super::files::{self, unhex};
-use super::reply::{as_int, info_value, memory_usage, raw};
+use super::client::{as_int, info_value, memory_usage, raw};
 use super::Chunk;
 use redis::{Connection, Value};
 use serde_json::Value as Json;
@@ -301,10 +301,10 @@ pub fn bytes_diff(got: &[u8], want: &[u8]) -> String {
 /// Whether this server is the kind the vectors were recorded on (Redis 7.0 with jemalloc),
 /// whose figures of its own (MEMORY USAGE's share for the key) match the recorded ones.
 pub fn is_recording_server(con: &mut Connection) -> bool {
-    let version = crate::reply::info_field(con, "server", "redis_version").unwrap_or_default();
+    let version = crate::client::info_field(con, "server", "redis_version").unwrap_or_default();
     let valkey =
-        crate::reply::info_field(con, "server", "server_name").is_some_and(|n| n == "valkey");
-    let allocator = crate::reply::info_field(con, "memory", "mem_allocator").unwrap_or_default();
+        crate::client::info_field(con, "server", "server_name").is_some_and(|n| n == "valkey");
+    let allocator = crate::client::info_field(con, "memory", "mem_allocator").unwrap_or_default();
     !valkey && version.starts_with("7.0.") && allocator.starts_with("jemalloc")
 }
 

@@ -1,5 +1,5 @@
 //! A model of `MBbloom--`, RedisBloom v2.8's own type (encoding version 4), for the tests of
-//! hostile input in that format (`hostile_redisbloom` in `tests/suite/`): its two encodings
+//! hostile input in that format (`tests/suite/bloom/hostile_redisbloom.rs`): its two encodings
 //! (the RDB value as typed fields, the packed SCANDUMP header), the loader's rules as an oracle
 //! of what `RESTORE` and `BF.LOADCHUNK` must accept, and RedisBloom's chain, to predict
 //! answers, growth and bits exactly.
@@ -15,7 +15,7 @@
 use redis::Value;
 use rsbloom_core::hash::murmur64a::murmur64a;
 
-use super::model::debug_line;
+use super::guava_model::debug_line;
 use super::rdb::{Cursor, F, OP_STRING};
 use super::redisbloom::Config;
 

@@ -6,7 +6,7 @@ use super::{load_value, save_value};
 use crate::bloom::{Chain, Scheme};
 use crate::fields::{Reader, Writer};
 use crate::testkit::bloom::{self as harness, LIMIT};
-use crate::testkit::{replay_regressions, survive, Rng};
+use crate::testkit::{self, replay_regressions, survive, Mutation, Rng};
 
 /// Values that sit on the edges of every field's range.
 const BOUNDARY_U64: &[u64] = &[
@@ -61,39 +61,19 @@ fn random_chain(rng: &mut Rng) -> Chain {
     chain
 }
 
+/// The test kit's mutator, planting edge values in any aligned field.
 fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
-    let mut v = base.to_vec();
-    for _ in 0..1 + rng.index(3) {
-        let at = rng.index(v.len());
-        match rng.index(7) {
-            0 if !v.is_empty() => v[at] ^= 1 << rng.index(8),
-            1 if !v.is_empty() => v[at] = rng.next_u64() as u8,
-            2 => v.truncate(at),
-            3 => v.extend((0..1 + rng.index(16)).map(|_| rng.next_u64() as u8)),
-            4 => {
-                // Substitute an aligned 8-byte field of the parameter block.
-                let field = rng.index(v.len() / 8) * 8;
-                let value = if rng.index(2) == 0 {
-                    BOUNDARY_U64[rng.index(BOUNDARY_U64.len())]
-                } else {
-                    BOUNDARY_F64[rng.index(BOUNDARY_F64.len())].to_bits()
-                };
-                if field + 8 <= v.len() {
-                    v[field..field + 8].copy_from_slice(&value.to_le_bytes());
-                }
-            }
-            5 if !v.is_empty() => {
-                let end = (at + 1 + rng.index(16)).min(v.len());
-                v.drain(at..end);
-            }
-            _ => {
-                let end = (at + 1 + rng.index(16)).min(v.len());
-                let copy = v[at..end].to_vec();
-                v.splice(at..at, copy);
-            }
-        }
-    }
-    v
+    let words: Vec<u64> = BOUNDARY_U64
+        .iter()
+        .copied()
+        .chain(BOUNDARY_F64.iter().map(|f| f.to_bits()))
+        .collect();
+    let how = Mutation {
+        keep: 0,
+        words: &words,
+        word_span: usize::MAX,
+    };
+    testkit::mutate(rng, base, how)
 }
 
 #[test]

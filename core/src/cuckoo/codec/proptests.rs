@@ -6,7 +6,7 @@ use super::rdb;
 use crate::cuckoo::{CuckooFilter, Limits};
 use crate::fields::Reader;
 use crate::testkit::cuckoo::{self as harness, LIMIT};
-use crate::testkit::{replay_regressions, survive, Rng};
+use crate::testkit::{self, replay_regressions, survive, Mutation, Rng};
 
 /// Values on the edges of every field's range.
 const BOUNDARY: &[u64] = &[
@@ -48,38 +48,14 @@ fn random_filter(rng: &mut Rng) -> CuckooFilter {
     f
 }
 
+/// The test kit's mutator, planting edge values in the parameters (the first 96 bytes).
 fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
-    let mut v = base.to_vec();
-    for _ in 0..1 + rng.index(3) {
-        let at = rng.index(v.len());
-        match rng.index(7) {
-            0 if !v.is_empty() => v[at] ^= 1 << rng.index(8),
-            1 if !v.is_empty() => v[at] = rng.byte(),
-            2 => v.truncate(at),
-            3 => {
-                let len = 1 + rng.index(16);
-                v.extend(rng.bytes(len));
-            }
-            4 => {
-                // Substitute an aligned 8-byte field (the parameters come first).
-                let field = rng.index(v.len().min(96) / 8) * 8;
-                let value = BOUNDARY[rng.index(BOUNDARY.len())];
-                if field + 8 <= v.len() {
-                    v[field..field + 8].copy_from_slice(&value.to_le_bytes());
-                }
-            }
-            5 if !v.is_empty() => {
-                let end = (at + 1 + rng.index(16)).min(v.len());
-                v.drain(at..end);
-            }
-            _ => {
-                let end = (at + 1 + rng.index(16)).min(v.len());
-                let copy = v[at..end].to_vec();
-                v.splice(at..at, copy);
-            }
-        }
-    }
-    v
+    let how = Mutation {
+        keep: 0,
+        words: BOUNDARY,
+        word_span: 96,
+    };
+    testkit::mutate(rng, base, how)
 }
 
 #[test]

@@ -17,8 +17,8 @@
 
 use rsbloom_test_support as common;
 
+use common::guava_model::{self, Added};
 use common::hostile::key_exists;
-use common::model::{self, Added};
 use common::*;
 use redis::{Connection, Value};
 
@@ -413,7 +413,7 @@ fn one_mebibyte_items() {
     ];
     run(&mut c, &rows);
     // The reference hashing agrees on what a 1 MiB item sets.
-    let mut chain = model::Chain::scaling(0.01, 100, 2);
+    let mut chain = guava_model::Chain::scaling(0.01, 100, 2);
     assert_eq!(chain.add(&mib(b'a')), Added::Yes);
     assert!(chain.contains(&mib(b'a')));
 }
@@ -583,7 +583,7 @@ fn odd_numbers() {
 #[test]
 fn missing_repeated_and_cased_options() {
     let (_s, mut c) = setup();
-    let mut r7 = model::Chain::nonscaling(0.002, 100);
+    let mut r7 = guava_model::Chain::nonscaling(0.002, 100);
     assert_eq!(r7.add(b"a"), Added::Yes);
     let r7_debug: Vec<Value> = r7
         .debug_lines()
@@ -1043,7 +1043,7 @@ fn a_hundred_thousand_items_in_one_command() {
     let (_s, mut c) = setup();
     let n = 100_000;
     let items = gen_items("many-", 0..n);
-    let mut oracle = model::Chain::scaling(0.01, 100, 2);
+    let mut oracle = guava_model::Chain::scaling(0.01, 100, 2);
     let want: Vec<Value> = items
         .iter()
         .map(|i| Value::Int((oracle.add(i) == Added::Yes) as i64))

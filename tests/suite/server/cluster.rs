@@ -12,7 +12,7 @@ use rsbloom_test_support as common;
 mod cuckoo;
 
 #[allow(dead_code)]
-#[path = "../../examples/sharded_filter.rs"]
+#[path = "../../../examples/sharded_filter.rs"]
 mod sharded_filter;
 
 use common::cluster::{key_slot, Cluster, NodeView, READY_TIMEOUT};

@@ -222,7 +222,7 @@ fn every_literal_input_of_crashes_tsv_is_answered() {
         if command == "(end)" || command.contains("..") {
             continue;
         }
-        let args: Vec<Vec<u8>> = command.split(' ').map(common::resp::unescape).collect();
+        let args: Vec<Vec<u8>> = command.split(' ').map(common::files::unescape).collect();
         let v = raw(&mut con, &args);
         let what = format!("{name} step {step}: {command:.60}");
         if step == "1" && outcome.starts_with("server died") {

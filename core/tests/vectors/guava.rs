@@ -1,7 +1,7 @@
 //! The pure core against ground truth from the real Guava 31.1 (tests/vectors/guava): sizing,
 //! MurmurHash3 and whole filters, bit for bit. No server involved.
 
-use rsbloom_test_support::files;
+use rsbloom_core::testkit::files;
 
 use files::{unhex, GUAVA_CONFIGS};
 use rsbloom_core::bloom::guava::{self, Sizing};
@@ -123,7 +123,7 @@ fn guava_files_import_and_export_byte_for_byte() {
         assert_eq!(layer.k() as u8, bin[1]);
         // Derived figures: a capacity never below the n Guava was created with, p = 0.5^k,
         // count = Guava's own approximateElementCount.
-        let n = rsbloom_test_support::vectors::meta_u64(name, "n");
+        let n = files::guava::meta_u64(name, "n");
         assert!(
             layer.capacity() >= n,
             "{name}: capacity {}",
@@ -132,7 +132,7 @@ fn guava_files_import_and_export_byte_for_byte() {
         assert_eq!(layer.error(), 0.5f64.powi(layer.k() as i32));
         assert_eq!(
             layer.count(),
-            rsbloom_test_support::vectors::meta_u64(name, "approximate_element_count"),
+            files::guava::meta_u64(name, "approximate_element_count"),
             "{name}"
         );
         assert!(layer.count() <= layer.capacity());

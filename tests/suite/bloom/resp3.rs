@@ -2,7 +2,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::Chain;
+use common::guava_model::Chain;
 use common::*;
 use redis::Value;
 
@@ -108,9 +108,9 @@ fn check_replies(c: &mut redis::Connection) {
     for i in &items {
         sent.push(i.clone());
         match ns.add(i) {
-            common::model::Added::Yes => want.push(Some(true)),
-            common::model::Added::Present => want.push(Some(false)),
-            common::model::Added::Full => {
+            common::guava_model::Added::Yes => want.push(Some(true)),
+            common::guava_model::Added::Present => want.push(Some(false)),
+            common::guava_model::Added::Full => {
                 want.push(None);
                 break;
             }

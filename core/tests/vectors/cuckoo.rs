@@ -6,13 +6,8 @@
 //! against the configuration's SCANDUMP, DUMP value, queries, CF.INFO, CF.DEBUG and MEMORY
 //! USAGE; and the filters the decoders build from that DUMP value and that SCANDUMP.
 
-use rsbloom_test_support as common;
-
 use std::collections::HashMap;
 
-use common::files::{self, unhex, REDISBLOOM_CF_CONFIGS as CONFIGS};
-use common::rdb::{Cursor, OP_EOF, OP_STRING, OP_UINT};
-use common::resp::unescape;
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::codec::rdb;
 use rsbloom_core::cuckoo::codec::scandump::{self, Load};
@@ -23,6 +18,8 @@ use rsbloom_core::cuckoo::meta::MAX_FILTERS;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::error::Error;
 use rsbloom_core::fields::{FieldSink, FieldSource, Reader, Writer};
+use rsbloom_core::testkit::files::{self, unescape, unhex, REDISBLOOM_CF_CONFIGS as CONFIGS};
+use rsbloom_core::testkit::rdb::{Cursor, OP_EOF, OP_STRING, OP_UINT};
 use serde_json::Value;
 
 const SET: &str = "redisbloom-cf";

@@ -1,9 +1,7 @@
 //! A raw RESP connection: commands out as RESP arrays, each reply back as the exact bytes
 //! the server sent (RESP2 or, after `HELLO 3`, RESP3), with no parsing beyond finding where
-//! the reply ends. For byte-for-byte comparisons with recorded replies.
-//!
-//! Also the escaping of the RedisBloom fixtures' `.tsv` files (`\\`, `\t`, `\n`, `\r`,
-//! `\xHH`).
+//! the reply ends. For byte-for-byte comparisons with recorded replies (the `.tsv` escaping
+//! they are recorded in is `files::unescape`).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -133,48 +131,4 @@ pub fn bulk_payload(reply: &[u8]) -> Option<&[u8]> {
     let (after, text) = line(reply, 0)?;
     let len = usize::try_from(number(text)).ok()?;
     reply.get(after..after + len)
-}
-
-/// The `.tsv` escaping undone.
-pub fn unescape(field: &str) -> Vec<u8> {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        match b[i + 1] {
-            b'\\' => out.push(b'\\'),
-            b't' => out.push(b'\t'),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b'x' => {
-                let hex = std::str::from_utf8(&b[i + 2..i + 4]).expect("hex");
-                out.push(u8::from_str_radix(hex, 16).expect("hex"));
-                i += 2;
-            }
-            other => panic!("unknown escape \\{}", other as char),
-        }
-        i += 2;
-    }
-    out
-}
-
-/// Bytes in the `.tsv` escaping (for messages and tables of expected replies).
-pub fn escape(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for &c in bytes {
-        match c {
-            b'\\' => out.push_str("\\\\"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            0x20..=0x7e => out.push(c as char),
-            _ => out.push_str(&format!("\\x{c:02x}")),
-        }
-    }
-    out
 }

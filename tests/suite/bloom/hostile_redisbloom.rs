@@ -16,8 +16,8 @@
 use rsbloom_test_support as common;
 
 use common::hostile::{
-    config_set, expect_add_answers, key_exists, mutate, odd_nan, parse_too_large, Guard, Rng,
-    BAD_RATES,
+    config_set, expect_add_answers, key_exists, mutate, odd_nan, parse_too_large, Guard, Mutation,
+    Rng, BAD_RATES,
 };
 use common::rdb::*;
 use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
@@ -1372,7 +1372,7 @@ fn random_redisbloom_header_mutations_are_refused_or_usable() {
     for cfg in bases() {
         let base = cfg.scandump[0].data.clone();
         for round in 0..340 {
-            let bytes = mutate(&mut rng, &base, 0);
+            let bytes = mutate(&mut rng, &base, Mutation::after(0));
             let what = format!("{} header mutation {round}", cfg.name);
             match header_oracle(&bytes, b.limit) {
                 Verdict::Reject(r) => {

@@ -3,7 +3,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::{self, Chain};
+use common::guava_model::{self, Chain};
 use common::*;
 
 /// Fill `key` with `n` items and check every one answers 1; returns the items.
@@ -137,7 +137,7 @@ fn rate_within_request(error: &str, expansion: u64, stages: &[usize], filters: u
             for (i, line) in debug[1..].iter().enumerate() {
                 let (capacity, layer_bits) = debug_layer(line);
                 bits += layer_bits;
-                exact_bits += 64 * model::sizing(capacity, p * 0.5f64.powi(i as i32 + 1)).0;
+                exact_bits += 64 * guava_model::sizing(capacity, p * 0.5f64.powi(i as i32 + 1)).0;
             }
         }
         added = stage * 1000;

@@ -7,12 +7,12 @@
 
 use rsbloom_test_support as common;
 
-use common::files::{self, unhex};
-use common::resp::{bulk_payload, escape, unescape, RawConn};
+use common::files::{self, escape, unescape, unhex};
+use common::raw_resp::{bulk_payload, RawConn};
 use common::{Server, ServerOpts};
 use serde_json::Value;
 
-use super::cf_replay::CONFIGS;
+use super::redisbloom_replay::CONFIGS;
 
 const SET: &str = "redisbloom-cf";
 /// Queries per pipeline round trip.

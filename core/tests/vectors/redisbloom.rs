@@ -2,7 +2,7 @@
 //! (tests/vectors/redisbloom): MurmurHash64A, its SCANDUMP header and chunks, and every
 //! configuration rebuilt from its items, bit for bit. No server involved.
 
-use rsbloom_test_support::files;
+use rsbloom_core::testkit::files;
 
 use files::{unhex, REDISBLOOM_CONFIGS as CONFIGS};
 use rsbloom_core::bloom::codec::scandump::{self, Load};

@@ -11,8 +11,8 @@
 
 use rsbloom_test_support as common;
 
+use common::guava_model;
 use common::hostile::{expect_add_answers, odd_nan, Guard, Rng, BAD_RATES};
-use common::model;
 use common::rdb::*;
 use common::*;
 use redis::{Connection, Value};
@@ -74,7 +74,7 @@ impl ValueSpec {
         let total: u64 = self.layers.iter().map(|l| l.count).sum();
         let mut lines = vec![format!("size:{total}")];
         for l in &self.layers {
-            lines.push(model::debug_line(
+            lines.push(guava_model::debug_line(
                 l.bit_size, l.k, l.capacity, l.count, l.error,
             ));
         }
@@ -87,15 +87,15 @@ const BASE_ITEMS: [&str; 2] = ["alpha", "beta"];
 
 /// The reference layer of the base value: capacity 100, error 0.01 (960 bits, k 7), with
 /// the [`BASE_ITEMS`] set.
-fn base_model_layer() -> model::Layer {
-    let mut layer = model::Layer::new(100, 0.01);
+fn base_model_layer() -> guava_model::Layer {
+    let mut layer = guava_model::Layer::new(100, 0.01);
     assert_eq!(
         (layer.words.len(), layer.k),
         (15, 7),
         "sizing of 100 @ 0.01"
     );
     for item in BASE_ITEMS {
-        layer.set(model::hash(item.as_bytes()));
+        layer.set(guava_model::hash(item.as_bytes()));
         layer.count += 1;
     }
     layer
@@ -105,7 +105,7 @@ fn words_to_bytes(words: &[u64]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-fn layer_spec(l: &model::Layer) -> LayerSpec {
+fn layer_spec(l: &guava_model::Layer) -> LayerSpec {
     LayerSpec {
         capacity: l.capacity,
         count: l.count,
@@ -436,7 +436,7 @@ fn handcrafted_payload_is_accepted_and_behaves_like_a_native_filter() {
     }
     for i in 0..300 {
         let item = format!("absent-{i}");
-        let want = layer.contains(model::hash(item.as_bytes())) as i64;
+        let want = layer.contains(guava_model::hash(item.as_bytes())) as i64;
         expect_int(c, &["BF.EXISTS", VICTIM, &item], want);
     }
     expect_int(c, &["BF.CARD", VICTIM], 2);
@@ -463,11 +463,11 @@ fn handcrafted_payload_is_accepted_and_behaves_like_a_native_filter() {
         "DUMP of the restored filter differs from the payload"
     );
     // It grows exactly like a native filter with these parameters.
-    let mut oracle_chain = model::Chain::scaling(0.02, 100, 2);
+    let mut oracle_chain = guava_model::Chain::scaling(0.02, 100, 2);
     oracle_chain.layers[0] = layer;
     for i in 0..400 {
         let item = format!("grow-{i}");
-        let want = (oracle_chain.add(item.as_bytes()) == model::Added::Yes) as i64;
+        let want = (oracle_chain.add(item.as_bytes()) == guava_model::Added::Yes) as i64;
         expect_int(c, &["BF.ADD", VICTIM, &item], want);
     }
     assert_eq!(bf_debug(c, VICTIM), oracle_chain.debug_lines());

@@ -2,7 +2,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::{Added, Chain};
+use common::guava_model::{Added, Chain};
 use common::*;
 use redis::Value;
 

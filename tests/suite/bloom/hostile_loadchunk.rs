@@ -9,8 +9,8 @@
 
 use rsbloom_test_support as common;
 
+use common::guava_model;
 use common::hostile::{key_exists, Guard, Rng};
-use common::model;
 use common::*;
 use redis::{Connection, Value};
 
@@ -66,7 +66,7 @@ impl Header {
         let total: u128 = self.layers.iter().map(|l| l.count as u128).sum();
         let mut lines = vec![format!("size:{total}")];
         for l in &self.layers {
-            lines.push(model::debug_line(
+            lines.push(guava_model::debug_line(
                 l.bit_size, l.k, l.capacity, l.count, l.error,
             ));
         }

@@ -6,8 +6,8 @@
 
 use rsbloom_test_support as common;
 
-use common::files;
-use common::resp::{bulk_payload, escape, unescape, RawConn};
+use common::files::{self, escape, unescape};
+use common::raw_resp::{bulk_payload, RawConn};
 use common::Server;
 
 const SET: &str = "redisbloom-cf";

@@ -2,7 +2,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::Chain;
+use common::guava_model::Chain;
 use common::*;
 use redis::Value;
 

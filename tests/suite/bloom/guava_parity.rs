@@ -1,12 +1,12 @@
 //! Parity with Guava 31.1: filters sized like Guava's give Guava's answers, bit for bit.
 //!
-//! The first two tests check the test oracle (`common::model`) against the vectors without a
+//! The first two tests check the test oracle (`common::guava_model`) against the vectors without a
 //! server; the others check the module.
 
 use rsbloom_test_support as common;
 
 use common::files::GUAVA_CONFIGS;
-use common::model::{self, Added, Chain, Layer};
+use common::guava_model::{self, Added, Chain, Layer};
 use common::vectors;
 use common::*;
 
@@ -35,9 +35,13 @@ fn oracle_sizing_matches_guava() {
             continue; // Guava treats n = 0 as 1; capacities here are >= 1.
         }
         let p: f64 = p_text.parse().expect("p");
-        let (got_m, got_k) = model::sizing_m_k(n, p);
+        let (got_m, got_k) = guava_model::sizing_m_k(n, p);
         assert_eq!((got_m as i64, got_k), (m, k), "n={n} p={p_text}");
-        assert_eq!(model::sizing(n, p).0 as i64, num_longs, "n={n} p={p_text}");
+        assert_eq!(
+            guava_model::sizing(n, p).0 as i64,
+            num_longs,
+            "n={n} p={p_text}"
+        );
     }
 }
 
@@ -47,7 +51,11 @@ fn oracle_filters_match_guava() {
         let (k, words) = guava_words(config);
         let n = vectors::meta_u64(config, "n");
         let p = vectors::meta_f64(config, "p");
-        assert_eq!(model::sizing(n, p), (words.len() as u64, k), "{config}");
+        assert_eq!(
+            guava_model::sizing(n, p),
+            (words.len() as u64, k),
+            "{config}"
+        );
         let mut layer = Layer::new(n, p);
         let items = vectors::items(config);
         assert_eq!(
@@ -55,14 +63,14 @@ fn oracle_filters_match_guava() {
             vectors::meta_u64(config, "items_file_count")
         );
         for i in &items {
-            layer.set(model::hash(i));
+            layer.set(guava_model::hash(i));
         }
         assert!(
             layer.words == words,
             "{config}: oracle bits differ from Guava's"
         );
         for (q, answer) in vectors::queries(config) {
-            assert_eq!(layer.contains(model::hash(&q)), answer, "{config}");
+            assert_eq!(layer.contains(guava_model::hash(&q)), answer, "{config}");
         }
     }
 }
@@ -78,8 +86,8 @@ fn check_config(c: &mut redis::Connection, config: &str) {
     let p = vectors::meta_f64(config, "p");
     let words = vectors::meta_u64(config, "num_longs");
     let k = vectors::meta_u64(config, "k") as u32;
-    let (capacity, error) = model::equivalent_reservation(items.len() as u64, p, words, k)
-        .or_else(|| model::largest_reservation_below(items.len() as u64, p, words, k))
+    let (capacity, error) = guava_model::equivalent_reservation(items.len() as u64, p, words, k)
+        .or_else(|| guava_model::largest_reservation_below(items.len() as u64, p, words, k))
         .unwrap_or_else(|| panic!("{config}: no capacity sizes to {words} words, k = {k}"));
     let key = format!("g:{config}");
     let args = [

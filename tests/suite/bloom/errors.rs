@@ -2,7 +2,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::Chain;
+use common::guava_model::Chain;
 use common::*;
 
 const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -423,7 +423,7 @@ fn size_limit_on_new_layer() {
         .find(|i| !chain.contains(i))
         .expect("a fresh item");
     let mut grown = chain.clone();
-    assert_eq!(grown.add(fresh), common::model::Added::Yes);
+    assert_eq!(grown.add(fresh), common::guava_model::Added::Yes);
     assert!(
         grown.layers.len() == 5 && grown.total_bytes() > 4096,
         "test setup"
@@ -459,7 +459,7 @@ fn nonscaling_full() {
     let items = gen_items("full:", 0..100);
     let mut i = 0;
     while chain.count() < 3 {
-        let w = (chain.add(&items[i]) == common::model::Added::Yes) as i64;
+        let w = (chain.add(&items[i]) == common::guava_model::Added::Yes) as i64;
         expect_int(&mut c, &[&b"BF.ADD"[..], b"k", &items[i]], w);
         i += 1;
     }

@@ -1,6 +1,6 @@
 //! The test oracle: the sizing formulas (Guava's), C's `%g`, and a small reference Bloom chain
 //! (Guava hashing, RedisBloom scaling) used to predict exact answers, counts and layers.
-//! The oracle is itself checked against the Guava vectors in `guava_parity.rs`.
+//! The oracle is itself checked against the Guava vectors in `tests/suite/bloom/guava_parity.rs`.
 
 use std::f64::consts::LN_2;
 use std::io::Cursor;

@@ -3,7 +3,7 @@
 
 use rsbloom_test_support as common;
 
-use common::model::{Added, Chain};
+use common::guava_model::{Added, Chain};
 use common::*;
 use redis::Value;
 
@@ -34,13 +34,13 @@ fn hundred_thousand_adds_from_a_thousand() {
     for i in 0..layers as usize {
         let cap = 1000u64 << i;
         let err = 0.01 * 0.5f64.powi(i as i32 + 1);
-        let (words, k) = common::model::scaling_sizing(cap, err);
+        let (words, k) = common::guava_model::scaling_sizing(cap, err);
         let count = if i + 1 < layers as usize {
             cap as i64
         } else {
             card - full_before_last
         };
-        let want = common::model::debug_line(64 * words, k as u64, cap, count as u64, err);
+        let want = common::guava_model::debug_line(64 * words, k as u64, cap, count as u64, err);
         assert_eq!(debug[i + 1], want, "layer {i}");
     }
     let info = bf_info(&mut c, "k");

@@ -4,8 +4,8 @@
 
 use rsbloom_test_support as common;
 
+use common::guava_model::{self, Added};
 use common::hostile::{config_set, expect_too_large, key_exists, parse_too_large};
-use common::model::{self, Added};
 use common::*;
 use redis::{Connection, Value};
 
@@ -24,12 +24,12 @@ fn dbsize(con: &mut Connection) -> i64 {
 
 /// Bytes of the bit array of a non-scaling layer of capacity `n` and error `p`.
 fn layer_bytes(n: u64, p: f64) -> u64 {
-    8 * model::sizing(n, p).0
+    8 * guava_model::sizing(n, p).0
 }
 
 /// Bytes of the bit array of a scaling filter's layer of capacity `n` and part `share`.
 fn scaling_layer_bytes(n: u64, share: f64) -> u64 {
-    8 * model::scaling_sizing(n, share).0
+    8 * guava_model::scaling_sizing(n, share).0
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn a_scaling_filter_stops_growing_at_the_limit() {
     let limit = 100_000u64;
     config_set(&mut c, "bf.max-filter-bytes", &limit.to_string());
     expect_ok(&mut c, &["BF.RESERVE", "s", "0.01", "100"]);
-    let mut oracle = model::Chain::scaling(0.01, 100, 2);
+    let mut oracle = guava_model::Chain::scaling(0.01, 100, 2);
     let mut added: Vec<Vec<u8>> = Vec::new();
     let mut next = 0usize;
     let failure = 'fill: loop {
