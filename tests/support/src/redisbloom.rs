@@ -1,8 +1,8 @@
 //! Reading the RedisBloom v2.8.20 ground truth in `tests/vectors/redisbloom/` (see its
 //! README.md), and collecting mismatches so a test can report all of them before it fails.
 
-use super::files::{self, unhex};
 use super::client::{as_int, info_value, memory_usage, raw};
+use super::files::{self, unhex};
 use super::Chunk;
 use redis::{Connection, Value};
 use serde_json::Value as Json;
