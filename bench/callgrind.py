@@ -12,6 +12,8 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100.
+
 Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT]
 Compare two builds by running it with each --module and putting the columns side by side.
 """
@@ -40,6 +42,8 @@ COMMANDS = [
     ("CF.EXISTS", [["CF.RESERVE", "k", "10000000"]], lambda i: ["CF.EXISTS", "k", f"item:{i}"]),
     ("BF.MADD x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
 ]
 
 

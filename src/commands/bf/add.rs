@@ -1,5 +1,6 @@
 //! BF.ADD, BF.MADD and BF.INSERT: add items in order, creating the filter if needed.
 
+use rsbloom_core::bloom::batch::hash_all;
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
@@ -59,15 +60,13 @@ fn add_items(
         changed: created,
     };
     let items = &call.args[first_item..];
-    // The scheme read once: the hashing loop calls into the server for each item.
-    let scheme = chain.scheme();
     // One item (BF.ADD) needs no heap at all.
     let (one, many): ([ItemHash; 1], Vec<ItemHash>);
     let hashes: &[ItemHash] = if let [item] = items {
-        one = [scheme.hash(item.as_slice())];
+        one = [chain.hash(item.as_slice())];
         &one
     } else {
-        many = items.iter().map(|i| scheme.hash(i.as_slice())).collect();
+        many = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
         &many
     };
     chain.add_batch(hashes, limit, config::batch_prefetch(), |result| {

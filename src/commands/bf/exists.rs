@@ -1,8 +1,10 @@
 //! BF.EXISTS and BF.MEXISTS. A missing key answers 0 for every item.
 
-use rsbloom_core::bloom::{Chain, ItemHash};
+use rsbloom_core::bloom::batch::hash_all;
+use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::Result;
 
+use crate::commands::argv::Arg;
 use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
@@ -14,7 +16,7 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
     let key = open_read(call);
     Ok(match key.read::<Chain>()? {
         Some(chain) => {
-            let hashes: Vec<ItemHash> = items.iter().map(|i| chain.hash(i.as_slice())).collect();
+            let hashes = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
             chain.contains_batch(&hashes, config::batch_prefetch())
         }
         None => vec![false; items.len()],
