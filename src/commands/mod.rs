@@ -98,7 +98,7 @@ pub unsafe fn run(
         }
     };
     if let Some(e) = reply.error() {
-        command.counters.refused(e);
+        command.family.counters.refused(e);
     }
     reply::send(&ctx, reply);
     raw::Status::Ok as c_int

@@ -97,7 +97,7 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
     };
     let mut added: Vec<&CStr> = Vec::new();
     for command in commands() {
-        let category = command.acl;
+        let category = command.family.acl;
         if !added.contains(&category) {
             if unsafe { add_category(ctx.ctx, category.as_ptr()) } != raw::REDISMODULE_OK as c_int {
                 return Err(format!("Redis refused the ACL category {category:?}"));

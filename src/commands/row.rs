@@ -102,6 +102,12 @@ pub struct Command {
     pub arity: Arity,
     pub access: Access,
     pub args: &'static [ArgDoc],
+    /// What the command shares with the rest of its family.
+    pub family: &'static CommandFamily,
+}
+
+/// What every command of one family shares.
+pub struct CommandFamily {
     /// The module ACL category (`bloom` for BF, `cuckoo` for CF), on servers that have them.
     pub acl: &'static CStr,
     /// The family's INFO counters (refusals by the size limit are counted there).

@@ -1,17 +1,20 @@
-//! The Bloom family's command rows (`BF.*`): one `static` per command, its name written only here (the
-//! harness takes the arity error and the keyspace event from it), and the family's list.
-
-use std::ffi::CStr;
+//! The Bloom family's command rows (`BF.*`): one `static` per command, its name written only
+//! here (the harness takes the arity error and the keyspace event from it), what the family's
+//! commands share, and the family's list.
 
 use super::{add, exists, info, reserve, scandump, transfer};
 use crate::commands::row::{
-    arg, callback, items, option, Access, ArgDoc, Arity, Command, Kind, ITEM, ITEMS_BLOCK,
-    ITERATOR, KEY,
+    arg, callback, items, option, Access, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
+    ITEMS_BLOCK, ITERATOR, KEY,
 };
 use crate::info::BLOOM;
 
-/// The ACL category of every BF command, where the server has module categories (7.2+).
-const ACL: &CStr = c"bloom";
+/// The BF commands' ACL category (on servers with module categories, 7.2+) and INFO
+/// counters.
+static FAMILY: CommandFamily = CommandFamily {
+    acl: c"bloom",
+    counters: &BLOOM,
+};
 
 const EXPANSION: ArgDoc = option(c"expansion", Kind::Integer, c"EXPANSION");
 const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
@@ -37,8 +40,7 @@ pub static RESERVE: Command = Command {
         EXPANSION,
         NONSCALING,
     ],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static ADD: Command = Command {
@@ -50,8 +52,7 @@ pub static ADD: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static MADD: Command = Command {
@@ -63,8 +64,7 @@ pub static MADD: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::Insert,
     args: &[KEY, items(c"item")],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static INSERT: Command = Command {
@@ -84,8 +84,7 @@ pub static INSERT: Command = Command {
         NONSCALING,
         ITEMS_BLOCK,
     ],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static EXISTS: Command = Command {
@@ -97,8 +96,7 @@ pub static EXISTS: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static MEXISTS: Command = Command {
@@ -110,8 +108,7 @@ pub static MEXISTS: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
     args: &[KEY, items(c"item")],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static CARD: Command = Command {
@@ -123,8 +120,7 @@ pub static CARD: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static INFO: Command = Command {
@@ -142,8 +138,7 @@ pub static INFO: Command = Command {
             ..arg(c"field", Kind::Text)
         },
     ],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static DEBUG: Command = Command {
@@ -155,8 +150,7 @@ pub static DEBUG: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static SCANDUMP: Command = Command {
@@ -168,8 +162,7 @@ pub static SCANDUMP: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITERATOR],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -181,8 +174,7 @@ pub static LOADCHUNK: Command = Command {
     arity: Arity::Exactly(4),
     access: Access::Update,
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static IMPORT: Command = Command {
@@ -200,8 +192,7 @@ pub static IMPORT: Command = Command {
         option(c"capacity", Kind::Integer, c"CAPACITY"),
         option(c"error", Kind::Double, c"ERROR"),
     ],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };
 
 pub static EXPORT: Command = Command {
@@ -213,6 +204,5 @@ pub static EXPORT: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, arg(c"format", Kind::Text)],
-    acl: ACL,
-    counters: &BLOOM,
+    family: &FAMILY,
 };

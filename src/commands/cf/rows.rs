@@ -1,17 +1,20 @@
-//! The cuckoo family's command rows (`CF.*`): one `static` per command, its name written only here (the
-//! harness takes the arity error and the keyspace event from it), and the family's list.
-
-use std::ffi::CStr;
+//! The cuckoo family's command rows (`CF.*`): one `static` per command, its name written only
+//! here (the harness takes the arity error and the keyspace event from it), what the family's
+//! commands share, and the family's list.
 
 use super::{add, del, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, Access, ArgDoc, Arity, Command, Kind, ITEM, ITEMS_BLOCK,
-    ITERATOR, KEY,
+    arg, callback, items, option, Access, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
+    ITEMS_BLOCK, ITERATOR, KEY,
 };
 use crate::info::CUCKOO;
 
-/// The ACL category of every CF command, where the server has module categories (7.2+).
-const ACL: &CStr = c"cuckoo";
+/// The CF commands' ACL category (on servers with module categories, 7.2+) and INFO
+/// counters.
+static FAMILY: CommandFamily = CommandFamily {
+    acl: c"cuckoo",
+    counters: &CUCKOO,
+};
 
 const INSERT_ARGS: &[ArgDoc] = &[
     KEY,
@@ -41,8 +44,7 @@ pub static RESERVE: Command = Command {
         option(c"maxiterations", Kind::Integer, c"MAXITERATIONS"),
         option(c"expansion", Kind::Integer, c"EXPANSION"),
     ],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static ADD: Command = Command {
@@ -54,8 +56,7 @@ pub static ADD: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static ADDNX: Command = Command {
@@ -67,8 +68,7 @@ pub static ADDNX: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static INSERT: Command = Command {
@@ -80,8 +80,7 @@ pub static INSERT: Command = Command {
     arity: Arity::AtLeast(4),
     access: Access::Insert,
     args: INSERT_ARGS,
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static INSERTNX: Command = Command {
@@ -93,8 +92,7 @@ pub static INSERTNX: Command = Command {
     arity: Arity::AtLeast(4),
     access: Access::Insert,
     args: INSERT_ARGS,
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static EXISTS: Command = Command {
@@ -106,8 +104,7 @@ pub static EXISTS: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static MEXISTS: Command = Command {
@@ -119,8 +116,7 @@ pub static MEXISTS: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
     args: &[KEY, items(c"item")],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static COUNT: Command = Command {
@@ -132,8 +128,7 @@ pub static COUNT: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static DEL: Command = Command {
@@ -145,8 +140,7 @@ pub static DEL: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Update,
     args: &[KEY, ITEM],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static COMPACT: Command = Command {
@@ -159,8 +153,7 @@ pub static COMPACT: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Update,
     args: &[KEY],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static SCANDUMP: Command = Command {
@@ -172,8 +165,7 @@ pub static SCANDUMP: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITERATOR],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -185,8 +177,7 @@ pub static LOADCHUNK: Command = Command {
     arity: Arity::Exactly(4),
     access: Access::Update,
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static INFO: Command = Command {
@@ -198,8 +189,7 @@ pub static INFO: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
 
 pub static DEBUG: Command = Command {
@@ -211,6 +201,5 @@ pub static DEBUG: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
-    acl: ACL,
-    counters: &CUCKOO,
+    family: &FAMILY,
 };
