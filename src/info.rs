@@ -9,6 +9,7 @@
 //! background thread (FLUSHALL ASYNC, lazy freeing), hence the atomics.
 
 use std::ffi::{c_char, c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use redis_module::{raw, Context};
@@ -26,7 +27,7 @@ pub struct Figures {
 /// One family's running totals.
 pub struct Counters {
     /// The INFO section's name (`bf_<name>`) and its fields' prefix.
-    name: &'static str,
+    name: &'static CStr,
     keys: AtomicI64,
     bytes: AtomicI64,
     items: AtomicI64,
@@ -36,7 +37,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    const fn new(name: &'static str) -> Counters {
+    const fn new(name: &'static CStr) -> Counters {
         Counters {
             name,
             keys: AtomicI64::new(0),
@@ -92,9 +93,9 @@ impl Counters {
 }
 
 /// The Bloom family (`RSbloom--` and `MBbloom--` keys).
-pub static BLOOM: Counters = Counters::new("bloom");
+pub static BLOOM: Counters = Counters::new(c"bloom");
 /// The cuckoo family (`MBbloomCF` keys).
-pub static CUCKOO: Counters = Counters::new("cuckoo");
+pub static CUCKOO: Counters = Counters::new(c"cuckoo");
 
 /// Every family's counters, in INFO order.
 static FAMILIES: [&Counters; 2] = [&BLOOM, &CUCKOO];
@@ -128,24 +129,30 @@ pub fn register(ctx: &Context) -> Result<(), String> {
 
 /// The INFO callback: one section per family, `bf_<family>`, its fields `bf_<family>_*`
 /// (the server prefixes the module's name). A section the caller did not ask for is
-/// skipped by the server (`InfoAddSection` answers an error).
+/// skipped by the server (`InfoAddSection` answers an error). Catches panics, as every
+/// callback does: one would abort the server.
 extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
-    for c in FAMILIES {
-        let Ok(name) = CString::new(c.name) else {
-            continue;
-        };
-        if !section(ctx, &name) {
-            continue;
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        for c in FAMILIES {
+            if section(ctx, c.name) {
+                add_fields(ctx, c);
+            }
         }
-        let get = |a: &AtomicI64| a.load(Relaxed).max(0);
-        field(ctx, &format!("{}_keys", c.name), get(&c.keys));
-        field(ctx, &format!("{}_memory_bytes", c.name), get(&c.bytes));
-        field(ctx, &format!("{}_items", c.name), get(&c.items));
-        let refused = c.refused_loads.load(Relaxed).min(i64::MAX as u64) as i64;
-        field(ctx, &format!("{}_refused_loads", c.name), refused);
-        let size = c.size_refusals.load(Relaxed).min(i64::MAX as u64) as i64;
-        field(ctx, &format!("{}_size_limit_refusals", c.name), size);
-        let moves = c.defrag_moves.load(Relaxed).min(i64::MAX as u64) as i64;
-        field(ctx, &format!("{}_defrag_moves", c.name), moves);
+    }));
+}
+
+fn add_fields(ctx: *mut raw::RedisModuleInfoCtx, c: &Counters) {
+    let name = c.name.to_string_lossy();
+    let signed = |a: &AtomicI64| a.load(Relaxed).max(0);
+    let unsigned = |a: &AtomicU64| a.load(Relaxed).min(i64::MAX as u64) as i64;
+    for (field_name, value) in [
+        ("keys", signed(&c.keys)),
+        ("memory_bytes", signed(&c.bytes)),
+        ("items", signed(&c.items)),
+        ("refused_loads", unsigned(&c.refused_loads)),
+        ("size_limit_refusals", unsigned(&c.size_refusals)),
+        ("defrag_moves", unsigned(&c.defrag_moves)),
+    ] {
+        field(ctx, &format!("{name}_{field_name}"), value);
     }
 }

@@ -47,7 +47,8 @@ fn raw_type(t: &RedisType) -> *mut raw::RedisModuleType {
 }
 
 impl Key {
-    /// No value at the key.
+    /// No value at the key (also where the server lacks `KeyType`, which every supported
+    /// one has).
     pub fn is_empty(&self) -> bool {
         let key_type = unsafe { raw::RedisModule_KeyType.map_or(0, |f| f(self.0)) };
         key_type == raw::REDISMODULE_KEYTYPE_EMPTY as i32
@@ -57,14 +58,14 @@ impl Key {
     /// anything else. One type lookup, compared with each of the family's types.
     fn value<F: Family>(&self) -> Result<Option<*mut F>> {
         // (No `ok_or(Error)` here: building an error it then drops costs more than the rest.)
-        let (Some(key_type), Some(get_type), Some(get_value)) = (
-            unsafe { raw::RedisModule_KeyType },
-            unsafe { raw::RedisModule_ModuleTypeGetType },
-            unsafe { raw::RedisModule_ModuleTypeGetValue },
-        ) else {
+        let (Some(get_type), Some(get_value)) =
+            (unsafe { raw::RedisModule_ModuleTypeGetType }, unsafe {
+                raw::RedisModule_ModuleTypeGetValue
+            })
+        else {
             return Err(Error::Internal);
         };
-        if unsafe { key_type(self.0) } == raw::REDISMODULE_KEYTYPE_EMPTY as i32 {
+        if self.is_empty() {
             return Ok(None);
         }
         let held = unsafe { get_type(self.0) };
@@ -142,12 +143,14 @@ impl<F: Family> DerefMut for Writing<'_, F> {
 
 impl<F: Family> Drop for Writing<'_, F> {
     fn drop(&mut self) {
-        let items = self.value.items() - self.before.items;
+        // Wrapping: loaded values may claim counts at the ends of the range.
+        let items = self.value.items().wrapping_sub(self.before.items);
         if items != 0 {
             F::counters().items_changed(items);
         }
         if self.value.parts() != self.parts {
-            F::counters().bytes_changed(self.value.bytes() - self.before.bytes);
+            let bytes = self.value.bytes().wrapping_sub(self.before.bytes);
+            F::counters().bytes_changed(bytes);
         }
     }
 }

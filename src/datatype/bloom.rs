@@ -81,7 +81,8 @@ impl Family for Chain {
         &info::BLOOM
     }
     fn items(&self) -> i64 {
-        self.count() as i64
+        // Clamped as BF.CARD clamps it (loaded data may claim any count).
+        self.count().min(i64::MAX as u64) as i64
     }
     fn bytes(&self) -> i64 {
         self.memory_bytes() as i64

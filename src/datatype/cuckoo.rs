@@ -38,6 +38,7 @@ impl Family for CuckooFilter {
         &info::CUCKOO
     }
     fn items(&self) -> i64 {
+        // Signed as CF.INFO shows it (a count wrapped below 0 by deletes is -1).
         self.items() as i64
     }
     fn bytes(&self) -> i64 {
