@@ -43,6 +43,12 @@ pub trait Family: Sized + 'static {
             items: self.items(),
         }
     }
+    /// Counts `e` as a refused load (a LOADCHUNK chunk or header) and hands it on, for
+    /// `map_err`.
+    fn refused_load(e: Error) -> Error {
+        Self::counters().refused_load(&e);
+        e
+    }
     /// Moves the value's heap blocks where `relocate` says (active defragmentation).
     fn relocate(&mut self, relocate: &mut dyn Relocate);
 }

@@ -28,20 +28,20 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
     let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
     let existing = key.write::<Chain>()?;
-    let refused = |e: Error| {
-        Chain::counters().refused_load(&e);
-        e
-    };
-    match scandump::parse_load(iter, call.args[3].as_slice(), limit).map_err(refused)? {
+    let load = scandump::parse_load(iter, call.args[3].as_slice(), limit);
+    match load.map_err(Chain::refused_load)? {
         Load::Header(meta) => {
             if existing.is_some() {
                 return Err(Error::ItemExists);
             }
-            key.store(Chain::from_meta(&meta, limit).map_err(refused)?)?;
+            let chain = Chain::from_meta(&meta, limit).map_err(Chain::refused_load)?;
+            key.store(chain)?;
         }
         Load::Data { offset, data } => {
             let mut chain = existing.ok_or(Error::NotFound)?;
-            chain.write_chunk(offset, data).map_err(refused)?;
+            chain
+                .write_chunk(offset, data)
+                .map_err(Chain::refused_load)?;
         }
     }
     call.ctx.replicate_verbatim();

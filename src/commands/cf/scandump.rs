@@ -51,18 +51,17 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
         _ => {}
     }
     let limit = config::max_filter_bytes();
-    let refused = |e: Error| {
-        CuckooFilter::counters().refused_load(&e);
-        e
-    };
-    let data = call.args[3].as_slice();
-    match scandump::parse_load_from(iter, data, limit, sender(ctx)).map_err(refused)? {
+    let load = scandump::parse_load_from(iter, call.args[3].as_slice(), limit, sender(ctx));
+    match load.map_err(CuckooFilter::refused_load)? {
         Load::Header(meta) => {
-            key.store(CuckooFilter::from_meta(&meta, limit).map_err(refused)?)?;
+            let filter = CuckooFilter::from_meta(&meta, limit);
+            key.store(filter.map_err(CuckooFilter::refused_load)?)?;
         }
         Load::Data { offset, data } => {
             let mut filter = existing.ok_or(Error::NotFound)?;
-            filter.write_chunk(offset, data).map_err(refused)?;
+            filter
+                .write_chunk(offset, data)
+                .map_err(CuckooFilter::refused_load)?;
         }
     }
     ctx.replicate_verbatim();
