@@ -11,7 +11,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::hostile::key_exists;
-use common::rdb::{crc64, dump_body};
+use common::rdb::{dump_body, Frame};
 use common::*;
 use redis::{Connection, Value};
 
@@ -26,13 +26,10 @@ struct Section {
 }
 
 fn section(con: &mut Connection, family: &str) -> Section {
-    let text = info_section(con, &format!("bf_{family}"));
-    let field = |name: &str| -> i64 {
-        let key = format!("bf_{family}_{name}:");
-        text.lines()
-            .find_map(|l| l.strip_prefix(&key))
-            .unwrap_or_else(|| panic!("INFO bf_{family} has no {key}: {text}"))
-            .trim()
+    let name = format!("bf_{family}");
+    let mut field = |f: &str| -> i64 {
+        info_field(con, &name, &format!("{name}_{f}"))
+            .unwrap_or_else(|| panic!("INFO {name} has no {name}_{f}"))
             .parse()
             .expect("an integer field")
     };
@@ -47,18 +44,16 @@ fn section(con: &mut Connection, family: &str) -> Section {
 
 /// What the keys say: (keys, memory, items) per family, from every key's own replies.
 fn from_keys(con: &mut Connection) -> [(i64, i64, i64); 2] {
-    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(con).expect("KEYS");
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).expect("KEYS");
     let mut totals = [(0, 0, 0); 2];
     for key in keys {
-        let kind = as_text(&raw(con, &[b"TYPE".as_slice(), &key]));
+        let kind = as_text(&raw(con, &["TYPE", &key]));
         let (family, size, items) = match kind.as_str() {
             "RSbloom--" | "MBbloom--" => {
-                let size = as_ints(&raw(con, &[b"BF.INFO".as_slice(), &key, b"SIZE"]))[0];
-                let card = as_int(&raw(con, &[b"BF.CARD".as_slice(), &key]));
-                (0, size, card)
+                (0, as_int(&info_value(con, &key, "Size")), card(con, &key))
             }
             "MBbloomCF" => {
-                let info = raw(con, &[b"CF.INFO".as_slice(), &key]);
+                let info = raw(con, &["CF.INFO", &key]);
                 let Value::Array(fields) = info else {
                     panic!("CF.INFO: {info:?}")
                 };
@@ -98,14 +93,8 @@ fn check(con: &mut Connection, step: &str) {
 /// field alone may leave the loader whole and only the server's end marker missing).
 fn truncated_dump(con: &mut Connection, key: &str) -> Vec<u8> {
     let payload = as_bytes(&raw(con, &["DUMP", key]));
-    let n = payload.len();
-    let version = payload[n - 10..n - 8].to_vec();
     let body = dump_body(&payload);
-    let mut out = body[..body.len() / 2].to_vec();
-    out.extend_from_slice(&version);
-    let crc = crc64(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    Frame::from_dump(&payload).seal(&body[..body.len() / 2])
 }
 
 #[test]
