@@ -119,6 +119,9 @@ fn chain_meta(chain: &ChainFields, layers: Vec<LayerMeta>, limit: u64) -> Result
     let first_error = layers.first().map_or(0.0, |l| l.error);
     // RedisBloom keeps no chain error rate; the first link's error implies it.
     let (error_rate, expansion) = if chain.scaling() {
+        if growth == 0 {
+            return Err(bad_data("growth out of range"));
+        }
         (first_error / TIGHTENING, growth)
     } else {
         (first_error, 0)
