@@ -3,7 +3,7 @@
 //! only read), then the ACL categories where the server has them. This file imports the
 //! families; they import only [`row`](super::row).
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int, CStr, CString};
 use std::ptr;
 
 use redis_module::{raw, Context};
@@ -83,10 +83,12 @@ fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
     Box::leak(specs.into_boxed_slice()).as_mut_ptr()
 }
 
-/// Adds each command's ACL category (once each) and puts the command in it; a no-op on
-/// servers without module ACL categories (Redis 7.0). No server tested (Redis 7.0, 7.4, 8.2,
-/// Valkey 8.1, 9.1) derives `@read` / `@write` / `@fast` from a module command's flags, so
-/// this category is the only one the commands are in (`+@all` grants them too).
+/// Puts every command in its row's built-in ACL categories and its family's module category
+/// (`"write fast bloom"`, `"read cuckoo"`, ...), adding each family's category first; a no-op
+/// on servers without module ACL categories (Redis 7.0). A server that refuses a family's
+/// category or the built-in names does not fail the load: each command goes in what the
+/// server takes (its built-in categories alone, else its family's alone) and the log says
+/// which. Every server tested (Redis 7.4, 8.2, Valkey 8.1, 9.1) takes them all.
 fn add_acl_categories(ctx: &Context) -> Result<(), String> {
     let (Some(add_category), Some(get_command), Some(set_categories)) = (
         unsafe { raw::RedisModule_AddACLCategory },
@@ -95,29 +97,57 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
     ) else {
         return Ok(());
     };
+    let ok = raw::REDISMODULE_OK as c_int;
     let mut added: Vec<&CStr> = Vec::new();
+    // The commands the server took with fewer categories, by what they are in.
+    let mut partial: Vec<(String, Vec<&str>)> = Vec::new();
     for command in commands() {
-        let category = command.family.acl;
-        if !added.contains(&category) {
-            if unsafe { add_category(ctx.ctx, category.as_ptr()) } != raw::REDISMODULE_OK as c_int {
-                return Err(format!("Redis refused the ACL category {category:?}"));
+        let family = command.family.acl;
+        if !added.contains(&family) {
+            added.push(family);
+            if unsafe { add_category(ctx.ctx, family.as_ptr()) } != ok {
+                ctx.log_warning(&format!(
+                    "bf: the server refused to add the ACL category {family:?}"
+                ));
             }
-            added.push(category);
         }
         let handle = unsafe { get_command(ctx.ctx, command.name.as_ptr()) };
-        if handle.is_null()
-            || unsafe { set_categories(handle, category.as_ptr()) } != raw::REDISMODULE_OK as c_int
-        {
-            return Err(format!(
-                "could not put {:?} in the ACL category {category:?}",
-                command.name
-            ));
+        if handle.is_null() {
+            return Err(format!("command {:?} is not registered", command.name));
         }
+        let family = family.to_str().unwrap_or_default();
+        let own = command.acl.names();
+        let choices = [
+            format!("{own} {family}"),
+            own.to_string(),
+            family.to_string(),
+        ];
+        let taken = choices.iter().position(|names| {
+            CString::new(names.as_str())
+                .is_ok_and(|names| unsafe { set_categories(handle, names.as_ptr()) } == ok)
+        });
+        if taken == Some(0) {
+            continue;
+        }
+        let got = taken.map_or_else(
+            || "put in no category".to_string(),
+            |i| format!("put only in {:?}", choices[i]),
+        );
+        match partial.iter_mut().find(|(g, _)| *g == got) {
+            Some((_, names)) => names.push(command.name_str()),
+            None => partial.push((got, vec![command.name_str()])),
+        }
+    }
+    for (got, names) in partial {
+        ctx.log_warning(&format!(
+            "bf: the server refused some ACL categories: {} {got}",
+            names.join(", ")
+        ));
     }
     Ok(())
 }
 
-/// Creates every command, then publishes its metadata and ACL category. Called once from
+/// Creates every command, then publishes its metadata and ACL categories. Called once from
 /// `init` (commands can only be created while the module loads).
 pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
@@ -146,7 +176,7 @@ pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     publish(ctx, since)
 }
 
-/// Publishes every command's metadata and ACL category.
+/// Publishes every command's metadata and ACL categories.
 fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo

@@ -1,5 +1,5 @@
 //! What a command row is: its entry point, flags, arity, key access, COMMAND DOCS and ACL
-//! category, and the builders a family's `rows.rs` writes them with. Families import this
+//! categories, and the builders a family's `rows.rs` writes them with. Families import this
 //! file; only [`register`](super::register) imports the families.
 
 use std::ffi::{c_int, CStr};
@@ -65,6 +65,30 @@ impl Arity {
     }
 }
 
+/// The server's own ACL categories a command is in, besides its family's module category:
+/// RedisBloom 8's table (`@read` or `@write`, and `@fast` for RESERVE, CARD and INFO), and the
+/// same logic for the commands RedisBloom lacks (a command that changes a key: `@write`; one
+/// that only reads it: `@read`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acl {
+    Read,
+    ReadFast,
+    Write,
+    WriteFast,
+}
+
+impl Acl {
+    /// The category names as `RedisModule_SetCommandACLCategories` takes them.
+    pub fn names(self) -> &'static str {
+        match self {
+            Acl::Read => "read",
+            Acl::ReadFast => "read fast",
+            Acl::Write => "write",
+            Acl::WriteFast => "write fast",
+        }
+    }
+}
+
 /// Argument types of COMMAND DOCS.
 #[derive(Clone, Copy)]
 pub enum Kind {
@@ -89,7 +113,7 @@ pub struct ArgDoc {
     pub sub: &'static [ArgDoc],
 }
 
-/// A command: how Redis reaches it, what COMMAND DOCS says of it, and its ACL category.
+/// A command: how Redis reaches it, what COMMAND DOCS says of it, and its ACL categories.
 /// `name` is also the keyspace event a change by the command emits and the name in its
 /// arity error: it is written once, in the family's `rows.rs`.
 pub struct Command {
@@ -102,6 +126,8 @@ pub struct Command {
     pub arity: Arity,
     pub access: Access,
     pub args: &'static [ArgDoc],
+    /// Its built-in ACL categories (its family's is added to them).
+    pub acl: Acl,
     /// What the command shares with the rest of its family.
     pub family: &'static CommandFamily,
 }

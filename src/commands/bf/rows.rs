@@ -4,7 +4,7 @@
 
 use super::{add, exists, info, reserve, scandump, transfer};
 use crate::commands::row::{
-    arg, callback, items, option, Access, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
+    arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
     ITEMS_BLOCK, ITERATOR, KEY,
 };
 use crate::info::BLOOM;
@@ -40,6 +40,7 @@ pub static RESERVE: Command = Command {
         EXPANSION,
         NONSCALING,
     ],
+    acl: Acl::WriteFast,
     family: &FAMILY,
 };
 
@@ -52,6 +53,7 @@ pub static ADD: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -64,6 +66,7 @@ pub static MADD: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::Insert,
     args: &[KEY, items(c"item")],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -84,6 +87,7 @@ pub static INSERT: Command = Command {
         NONSCALING,
         ITEMS_BLOCK,
     ],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -96,6 +100,7 @@ pub static EXISTS: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -108,6 +113,7 @@ pub static MEXISTS: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
     args: &[KEY, items(c"item")],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -120,6 +126,7 @@ pub static CARD: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
+    acl: Acl::ReadFast,
     family: &FAMILY,
 };
 
@@ -138,6 +145,7 @@ pub static INFO: Command = Command {
             ..arg(c"field", Kind::Text)
         },
     ],
+    acl: Acl::ReadFast,
     family: &FAMILY,
 };
 
@@ -150,6 +158,7 @@ pub static DEBUG: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -162,6 +171,7 @@ pub static SCANDUMP: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITERATOR],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -174,6 +184,7 @@ pub static LOADCHUNK: Command = Command {
     arity: Arity::Exactly(4),
     access: Access::Update,
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -192,6 +203,8 @@ pub static IMPORT: Command = Command {
         option(c"capacity", Kind::Integer, c"CAPACITY"),
         option(c"error", Kind::Double, c"ERROR"),
     ],
+    // Not in RedisBloom: it creates a filter, so @write (as BF.RESERVE, without @fast: O(n)).
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -204,5 +217,7 @@ pub static EXPORT: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, arg(c"format", Kind::Text)],
+    // Not in RedisBloom: it reads the whole filter, so @read (as BF.SCANDUMP).
+    acl: Acl::Read,
     family: &FAMILY,
 };

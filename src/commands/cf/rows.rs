@@ -4,7 +4,7 @@
 
 use super::{add, del, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, Access, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
+    arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
     ITEMS_BLOCK, ITERATOR, KEY,
 };
 use crate::info::CUCKOO;
@@ -44,6 +44,7 @@ pub static RESERVE: Command = Command {
         option(c"maxiterations", Kind::Integer, c"MAXITERATIONS"),
         option(c"expansion", Kind::Integer, c"EXPANSION"),
     ],
+    acl: Acl::WriteFast,
     family: &FAMILY,
 };
 
@@ -56,6 +57,7 @@ pub static ADD: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -68,6 +70,7 @@ pub static ADDNX: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Insert,
     args: &[KEY, ITEM],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -80,6 +83,7 @@ pub static INSERT: Command = Command {
     arity: Arity::AtLeast(4),
     access: Access::Insert,
     args: INSERT_ARGS,
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -92,6 +96,7 @@ pub static INSERTNX: Command = Command {
     arity: Arity::AtLeast(4),
     access: Access::Insert,
     args: INSERT_ARGS,
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -104,6 +109,7 @@ pub static EXISTS: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -116,6 +122,7 @@ pub static MEXISTS: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
     args: &[KEY, items(c"item")],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -128,6 +135,7 @@ pub static COUNT: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITEM],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -140,6 +148,7 @@ pub static DEL: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::Update,
     args: &[KEY, ITEM],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -153,6 +162,9 @@ pub static COMPACT: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Update,
     args: &[KEY],
+    // RedisBloom 8's category, kept for drop-in ACL rules: compaction moves fingerprints but
+    // changes no answer. Its key spec (RW) still refuses it on read-only keys (`%R~`).
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -165,6 +177,7 @@ pub static SCANDUMP: Command = Command {
     arity: Arity::Exactly(3),
     access: Access::ReadData,
     args: &[KEY, ITERATOR],
+    acl: Acl::Read,
     family: &FAMILY,
 };
 
@@ -177,6 +190,7 @@ pub static LOADCHUNK: Command = Command {
     arity: Arity::Exactly(4),
     access: Access::Update,
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
+    acl: Acl::Write,
     family: &FAMILY,
 };
 
@@ -189,6 +203,7 @@ pub static INFO: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
+    acl: Acl::ReadFast,
     family: &FAMILY,
 };
 
@@ -201,5 +216,6 @@ pub static DEBUG: Command = Command {
     arity: Arity::Exactly(2),
     access: Access::Read,
     args: &[KEY],
+    acl: Acl::Read,
     family: &FAMILY,
 };

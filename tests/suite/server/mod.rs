@@ -1,10 +1,11 @@
-//! The server's side rather than one family's: a cluster (reshard, failover), kill -9 with
-//! writes in flight, replication faults, Valkey 9's slot migration, migrations to and from
-//! RedisBloom, a module name another module already holds, and the module's INFO sections
-//! with active defragmentation (`info`). `name_clash`, `redisbloom_live`, `slot_migration`
-//! and `info::active_defragmentation_*` start particular servers whatever `$REDIS_SERVER`
-//! says (`PINNED` in the Makefile).
+//! The server's side rather than one family's: both families' ACL categories (`acl`), a
+//! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
+//! slot migration, migrations to and from RedisBloom, a module name another module already
+//! holds, and the module's INFO sections with active defragmentation (`info`). `name_clash`,
+//! `redisbloom_live`, `slot_migration` and `info::active_defragmentation_*` start particular
+//! servers whatever `$REDIS_SERVER` says (`PINNED` in the Makefile).
 
+mod acl;
 mod cluster;
 mod durability;
 mod info;

@@ -1,0 +1,376 @@
+//! ACL categories of every command of both families, as RedisBloom 8 gives them: each command
+//! is in `@read` or `@write`, `@fast` for RESERVE, CARD and INFO, and in its family's module
+//! category (`@bloom`, `@cuckoo`); BF.IMPORT and BF.EXPORT, which RedisBloom lacks, follow the
+//! same rule (`@write`, `@read`). Checked by what users with category rules may run, through
+//! connections authenticated as them, by COMMAND INFO and by ACL CAT, on every server: Redis
+//! 7.0 has no module ACL categories, so there the commands are in none (only `+@all` grants
+//! them, and the README's rules that name commands work everywhere).
+
+use rsbloom_test_support as common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use redis::{Connection, Value};
+
+/// One command: a call of it with the arguments its arity asks for (the keys `b` and `c` hold
+/// a Bloom and a cuckoo filter), whether it writes, and whether it is in `@fast`.
+struct Row {
+    call: &'static [&'static str],
+    write: bool,
+    fast: bool,
+}
+
+const fn read(call: &'static [&'static str], fast: bool) -> Row {
+    Row {
+        call,
+        write: false,
+        fast,
+    }
+}
+
+const fn write(call: &'static [&'static str], fast: bool) -> Row {
+    Row {
+        call,
+        write: true,
+        fast,
+    }
+}
+
+/// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
+const TABLE: [Row; 27] = [
+    write(&["BF.RESERVE", "b2", "0.01", "100"], true),
+    write(&["BF.ADD", "b", "x"], false),
+    write(&["BF.MADD", "b", "x", "y"], false),
+    write(&["BF.INSERT", "b", "ITEMS", "x"], false),
+    read(&["BF.EXISTS", "b", "x"], false),
+    read(&["BF.MEXISTS", "b", "x", "y"], false),
+    read(&["BF.CARD", "b"], true),
+    read(&["BF.INFO", "b"], true),
+    read(&["BF.DEBUG", "b"], false),
+    read(&["BF.SCANDUMP", "b", "0"], false),
+    write(&["BF.LOADCHUNK", "b3", "1", "not a header"], false),
+    write(&["BF.IMPORT", "b4", "GUAVA", "not guava"], false),
+    read(&["BF.EXPORT", "b", "GUAVA"], false),
+    write(&["CF.RESERVE", "c2", "100"], true),
+    write(&["CF.ADD", "c", "x"], false),
+    write(&["CF.ADDNX", "c", "x"], false),
+    write(&["CF.INSERT", "c", "ITEMS", "x"], false),
+    write(&["CF.INSERTNX", "c", "ITEMS", "x"], false),
+    read(&["CF.EXISTS", "c", "x"], false),
+    read(&["CF.MEXISTS", "c", "x", "y"], false),
+    read(&["CF.COUNT", "c", "x"], false),
+    write(&["CF.DEL", "c", "x"], false),
+    // RedisBloom's category, although compaction rewrites the filter's slots.
+    read(&["CF.COMPACT", "c"], false),
+    read(&["CF.SCANDUMP", "c", "0"], false),
+    write(&["CF.LOADCHUNK", "c3", "1", "not a header"], false),
+    read(&["CF.INFO", "c"], true),
+    read(&["CF.DEBUG", "c"], false),
+];
+
+/// The commands RedisBloom does not have.
+const RSBLOOM_ONLY: [&str; 2] = ["bf.import", "bf.export"];
+
+impl Row {
+    fn name(&self) -> String {
+        self.call[0].to_lowercase()
+    }
+
+    /// The family's module category.
+    fn family(&self) -> &'static str {
+        if self.call[0].starts_with("BF.") {
+            "bloom"
+        } else {
+            "cuckoo"
+        }
+    }
+
+    /// Every category the command is in, as COMMAND INFO lists them.
+    fn categories(&self) -> BTreeSet<String> {
+        let mut all = vec![if self.write { "write" } else { "read" }, self.family()];
+        if self.fast {
+            all.push("fast");
+        }
+        all.into_iter().map(|c| format!("@{c}")).collect()
+    }
+}
+
+/// What the server does with module ACL categories, from INFO server.
+struct Acls {
+    /// RedisModule_AddACLCategory / SetCommandACLCategories exist (Redis 7.2+, Valkey).
+    module_categories: bool,
+    /// `ACL CAT <category>` lists module commands (Redis 8, Valkey; Redis 7's listing skips
+    /// every module command).
+    listed: bool,
+    server: String,
+}
+
+impl Acls {
+    fn of(con: &mut Connection) -> Acls {
+        let redis = info_field(con, "server", "redis_version").expect("redis_version");
+        let valkey = info_field(con, "server", "valkey_version");
+        let mut parts = redis.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        let version = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        Acls {
+            module_categories: valkey.is_some() || version >= (7, 2),
+            listed: valkey.is_some() || version >= (8, 0),
+            server: match valkey {
+                Some(v) => format!("Valkey {v}"),
+                None => format!("Redis {redis}"),
+            },
+        }
+    }
+}
+
+fn texts(v: &Value) -> BTreeSet<String> {
+    match v {
+        Value::Array(items) | Value::Set(items) => items.iter().map(as_text).collect(),
+        other => panic!("expected an array of strings, got {other:?}"),
+    }
+}
+
+/// The module's commands in `ACL CAT category` (or the error it answers).
+fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, String> {
+    let reply = raw(con, &["ACL", "CAT", category]);
+    if let Some(e) = err_of(&reply) {
+        return Err(e);
+    }
+    Ok(texts(&reply)
+        .into_iter()
+        .filter(|c| c.starts_with("bf.") || c.starts_with("cf."))
+        .collect())
+}
+
+/// A user's rules, the commands they grant on a server with module ACL categories, and
+/// whether they grant GET.
+struct User {
+    name: &'static str,
+    rules: Vec<String>,
+    grants: fn(&Row) -> bool,
+    get: bool,
+}
+
+fn user(name: &'static str, rules: &[&str], grants: fn(&Row) -> bool, get: bool) -> User {
+    User {
+        name,
+        rules: rules.iter().map(|r| r.to_string()).collect(),
+        grants,
+        get,
+    }
+}
+
+/// The README's rules for servers without module categories: the categories, and the
+/// commands named one by one (`+bf.exists ...` to grant the reads, `-bf.add ...` to take the
+/// writes away).
+fn by_name(start: &[&str], sign: char, write: bool) -> Vec<String> {
+    let mut rules: Vec<String> = start.iter().map(|r| r.to_string()).collect();
+    rules.extend(
+        TABLE
+            .iter()
+            .filter(|r| r.write == write)
+            .map(|r| format!("{sign}{}", r.name())),
+    );
+    rules
+}
+
+#[test]
+fn every_command_is_granted_by_its_categories() {
+    let s = Server::start();
+    let mut admin = s.conn();
+    let acls = Acls::of(&mut admin);
+    let server = &acls.server;
+
+    // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
+    // for its 25 commands: 13 in @read, 12 in @write, 5 in @fast.
+    let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
+    let module = texts(&raw(
+        &mut admin,
+        &["COMMAND", "LIST", "FILTERBY", "MODULE", "bf"],
+    ));
+    assert_eq!(names, module, "the table against the module's commands");
+    assert_eq!(names.len(), TABLE.len(), "a command twice in the table");
+    let redisbloom: Vec<&Row> = TABLE
+        .iter()
+        .filter(|r| !RSBLOOM_ONLY.contains(&r.name().as_str()))
+        .collect();
+    let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
+    assert_eq!(
+        (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
+        (13, 12, 5),
+        "RedisBloom's (@read, @write, @fast) totals"
+    );
+
+    expect_ok(&mut admin, &["BF.RESERVE", "b", "0.01", "100"]);
+    expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
+
+    let users = [
+        user("nowrite", &["+@all", "-@write"], |r| !r.write, true),
+        user("readonly", &["-@all", "+@read"], |r| !r.write, true),
+        user(
+            "bloom",
+            &["-@all", "+@bloom"],
+            |r| r.family() == "bloom",
+            false,
+        ),
+        user(
+            "cuckoo",
+            &["-@all", "+@cuckoo"],
+            |r| r.family() == "cuckoo",
+            false,
+        ),
+        user("fast", &["-@all", "+@fast"], |r| r.fast, true),
+        // No command is in @slow (RedisBloom 8 names none; servers add none to a module's).
+        user("slow", &["-@all", "+@slow"], |_| false, false),
+        user("all", &["-@all", "+@all"], |_| true, true),
+        user("none", &["-@all"], |_| false, false),
+    ];
+    for u in &users {
+        let mut setuser = vec!["ACL", "SETUSER", u.name, "on", ">pw", "~*"];
+        setuser.extend(u.rules.iter().map(String::as_str));
+        let reply = raw(&mut admin, &setuser);
+        let module_rule = u.rules.iter().any(|r| r == "+@bloom" || r == "+@cuckoo");
+        if module_rule && !acls.module_categories {
+            // Redis 7.0: the module's categories do not exist, so the rule is refused.
+            let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
+            assert!(
+                e.contains("Unknown command or category"),
+                "{server}: {setuser:?} refused with {e:?}"
+            );
+            continue;
+        }
+        assert_eq!(reply, Value::Okay, "{server}: {setuser:?}");
+        let mut con = s.conn();
+        expect_ok(&mut con, &["AUTH", u.name, "pw"]);
+        for row in &TABLE {
+            // Without module categories the commands are in no category: only `@all` (every
+            // command) reaches them, so the last of +@all / -@all decides.
+            let granted = if acls.module_categories {
+                (u.grants)(row)
+            } else {
+                u.rules.iter().rev().find(|r| r.ends_with("@all")) == Some(&"+@all".into())
+            };
+            check_call(
+                &mut con,
+                row,
+                granted,
+                &format!("{server}: user {}", u.name),
+            );
+        }
+        // GET (@read @string @fast), for contrast: the module's categories hold no other.
+        let get = raw(&mut con, &["GET", "k"]);
+        assert_eq!(
+            err_of(&get).is_none_or(|e| !e.starts_with("NOPERM")),
+            u.get,
+            "{server}: user {}: GET answered {get:?}",
+            u.name
+        );
+    }
+
+    // The README's rules for Redis 7.0, naming the commands: the same grants on every server.
+    let named = [
+        ("readnamed", by_name(&["-@all", "+@read"], '+', false)),
+        ("nowritenamed", by_name(&["+@all", "-@write"], '-', true)),
+    ];
+    for (name, rules) in named {
+        let mut setuser = vec!["ACL", "SETUSER", name, "on", ">pw", "~*"];
+        setuser.extend(rules.iter().map(String::as_str));
+        expect_ok(&mut admin, &setuser);
+        let mut con = s.conn();
+        expect_ok(&mut con, &["AUTH", name, "pw"]);
+        for row in &TABLE {
+            check_call(&mut con, row, !row.write, &format!("{server}: user {name}"));
+        }
+    }
+}
+
+/// The call of `row` is refused with NOPERM, or runs (whatever it answers) when `granted`.
+fn check_call(con: &mut Connection, row: &Row, granted: bool, who: &str) {
+    let reply = raw(con, row.call);
+    let refused = err_of(&reply).filter(|e| e.starts_with("NOPERM"));
+    match (granted, refused) {
+        (true, Some(e)) => panic!("{who}: `{}` refused: {e}", show_args(row.call)),
+        (false, None) => panic!("{who}: `{}` ran, answered {reply:?}", show_args(row.call)),
+        (false, Some(e)) => assert!(
+            e.contains(&format!("'{}'", row.name())),
+            "{who}: `{}`: {e}",
+            show_args(row.call)
+        ),
+        (true, None) => {}
+    }
+}
+
+#[test]
+fn command_info_and_acl_cat_list_the_categories() {
+    let s = Server::start();
+    let mut con = s.conn();
+    let acls = Acls::of(&mut con);
+    let server = &acls.server;
+
+    // COMMAND INFO: the seventh field holds the command's ACL categories.
+    for row in &TABLE {
+        let name = row.name();
+        let reply = raw(&mut con, &["COMMAND", "INFO", &name]);
+        let Value::Array(entries) = &reply else {
+            panic!("{server}: COMMAND INFO {name}: {reply:?}")
+        };
+        let Value::Array(info) = &entries[0] else {
+            panic!("{server}: COMMAND INFO {name}: {reply:?}")
+        };
+        let want = if acls.module_categories {
+            row.categories()
+        } else {
+            BTreeSet::new()
+        };
+        assert_eq!(texts(&info[6]), want, "{server}: COMMAND INFO {name}");
+    }
+
+    // ACL CAT: the family categories exist where the server has module categories.
+    let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
+    for family in ["bloom", "cuckoo"] {
+        assert_eq!(
+            categories.contains(family),
+            acls.module_categories,
+            "{server}: ACL CAT lists {family}"
+        );
+    }
+    // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
+    // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
+    for category in ["read", "write", "fast", "bloom", "cuckoo"] {
+        let got = listed(&mut con, category);
+        let module_category = category == "bloom" || category == "cuckoo";
+        if module_category && !acls.module_categories {
+            assert_eq!(
+                got,
+                Err(format!("ERR Unknown category '{category}'")),
+                "{server}: ACL CAT {category}"
+            );
+            continue;
+        }
+        let want: BTreeSet<String> = if acls.listed {
+            TABLE
+                .iter()
+                .filter(|r| r.categories().contains(&format!("@{category}")))
+                .map(Row::name)
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+        assert_eq!(got, Ok(want), "{server}: ACL CAT {category}");
+    }
+    if acls.listed {
+        let read = listed(&mut con, "read").unwrap();
+        let write = listed(&mut con, "write").unwrap();
+        let fast = listed(&mut con, "fast").unwrap();
+        let redisbloom = |set: &BTreeSet<String>| {
+            set.iter()
+                .filter(|c| !RSBLOOM_ONLY.contains(&c.as_str()))
+                .count()
+        };
+        assert_eq!(
+            (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
+            (13, 12, 5),
+            "{server}: RedisBloom's commands in (@read, @write, @fast)"
+        );
+    }
+}
