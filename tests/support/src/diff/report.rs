@@ -1,0 +1,117 @@
+//! The run's report: the counts, the listed differences per rule, each unlisted kind with its
+//! first occurrence and reduced sequence, and RedisBloom's crashes.
+
+use super::runner::{Config, Fuzzer};
+use std::fmt::Write;
+
+pub fn report(f: &Fuzzer, config: &Config) -> String {
+    let s = &f.stats;
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(w, "== differential fuzz: rsbloom vs RedisBloom");
+    let _ = writeln!(w, "rb: {}", f.sides.describe());
+    let _ = writeln!(
+        w,
+        "seed {} | steps {} in {} sequences ({} RESP3) | {:.1} s, {:.0} steps/s",
+        config.seed,
+        s.steps,
+        s.sequences,
+        s.resp3_sequences,
+        s.seconds,
+        s.steps as f64 / s.seconds.max(1e-9)
+    );
+    let listed: u64 = s.listed.values().sum();
+    let _ = writeln!(
+        w,
+        "replies {} | identical {} | listed {} | unlisted {} ({} kinds) | resyncs {}",
+        s.replies,
+        s.identical,
+        listed,
+        s.unlisted_replies(),
+        s.unlisted
+            .keys()
+            .filter(|k| !k.starts_with("STATE "))
+            .count(),
+        s.resyncs
+    );
+    let _ = writeln!(
+        w,
+        "state checks {} ({} keys compared) | state listed {} | state unlisted {} ({} kinds)",
+        s.state_checks,
+        s.keys_compared,
+        s.state_listed.values().sum::<u64>(),
+        s.unlisted_states(),
+        s.unlisted
+            .keys()
+            .filter(|k| k.starts_with("STATE "))
+            .count()
+    );
+    let _ = writeln!(w, "RedisBloom crashes {}", s.rb_crashes.len());
+    if !s.listed.is_empty() || !s.state_listed.is_empty() {
+        let _ = writeln!(w, "\n-- listed, per rule");
+        for (id, n) in &s.listed {
+            let _ = writeln!(w, "{n:>8}  {id}");
+        }
+        for (id, n) in &s.state_listed {
+            let _ = writeln!(w, "{n:>8}  {id} (state)");
+        }
+    }
+    if !s.unlisted.is_empty() {
+        let _ = writeln!(w, "\n-- unlisted kinds, most frequent first");
+        let mut kinds: Vec<_> = s.unlisted.iter().collect();
+        kinds.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        for (n, (kind, u)) in kinds.iter().enumerate() {
+            let _ = writeln!(w, "\n[{}] {}x  {kind}", n + 1, u.count);
+            let _ = writeln!(w, "  first: {}", u.args);
+            let _ = writeln!(w, "    rb: {}", u.rb);
+            let _ = writeln!(w, "    rs: {}", u.rs);
+            let proto = if u.resp3 { "RESP3" } else { "RESP2" };
+            match &u.reduced {
+                Some(steps) => {
+                    let _ = writeln!(
+                        w,
+                        "  reduced ({proto}, {} steps, from FLUSHALL):",
+                        steps.len()
+                    );
+                    for (args, rb, rs) in steps {
+                        let _ = writeln!(w, "    > {args}");
+                        if rb == rs {
+                            let _ = writeln!(w, "      both: {rb}");
+                        } else {
+                            let _ = writeln!(w, "      rb:   {rb}");
+                            let _ = writeln!(w, "      rs:   {rs}");
+                        }
+                    }
+                }
+                None => {
+                    let _ = writeln!(
+                        w,
+                        "  not reduced ({proto}; {} commands of history)",
+                        u.history.len()
+                    );
+                }
+            }
+        }
+    }
+    if !s.rb_crashes.is_empty() {
+        let _ = writeln!(w, "\n-- RedisBloom crashes");
+        for (n, c) in s.rb_crashes.iter().enumerate() {
+            let proto = if c.resp3 { "RESP3" } else { "RESP2" };
+            let rule = c.rule.as_deref().unwrap_or("no rule");
+            let _ = writeln!(
+                w,
+                "\n[crash {}] {proto}, {rule}; rsbloom answered {}",
+                n + 1,
+                c.rs_reply
+            );
+            let from = c.history.len().saturating_sub(12);
+            if from > 0 {
+                let _ = writeln!(w, "    ... {from} earlier commands");
+            }
+            for line in &c.history[from..] {
+                let _ = writeln!(w, "    > {line}");
+            }
+        }
+    }
+    out
+}
