@@ -1,7 +1,7 @@
 //! Reduces the history behind each new unlisted kind to a short sequence from an empty
-//! server that still shows it: the history is cut after the divergent step, then runs of
-//! steps (halving in length down to single steps) are removed greedily while a replay on
-//! both servers, after FLUSHALL, still shows the kind.
+//! server that still shows it: runs of steps (halving in length down to single steps) are
+//! removed greedily while a replay on both servers, after FLUSHALL, still shows the kind;
+//! then runs of arguments after each step's key, the same way.
 
 use super::runner::{Args, Fuzzer};
 use std::time::{Duration, Instant};
@@ -61,6 +61,27 @@ pub fn reduce(
             break;
         }
         chunk = chunk.div_ceil(2);
+    }
+    // Then the arguments after the key of each step, last step first, the same way.
+    for j in (0..cur.len()).rev() {
+        let mut chunk = cur[j].len().saturating_sub(2).div_ceil(2);
+        while chunk >= 1 && Instant::now() < deadline {
+            let mut i = 2;
+            while i < cur[j].len() && Instant::now() < deadline {
+                let end = (i + chunk).min(cur[j].len());
+                let mut candidate = cur.clone();
+                candidate[j].drain(i..end);
+                if shows(f, &candidate) {
+                    cur = candidate;
+                } else {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
     }
     f.replay(&cur, resp3, state).map(|(steps, _)| steps)
 }

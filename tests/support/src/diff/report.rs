@@ -1,7 +1,11 @@
 //! The run's report: the counts, the listed differences per rule, each unlisted kind with its
 //! first occurrence and reduced sequence, and RedisBloom's crashes.
 
+use super::resp::clip;
 use super::runner::{Config, Fuzzer};
+
+/// The longest argument list or reply the report shows.
+const WIDTH: usize = 400;
 use std::fmt::Write;
 
 pub fn report(f: &Fuzzer, config: &Config) -> String {
@@ -62,9 +66,9 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
         kinds.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
         for (n, (kind, u)) in kinds.iter().enumerate() {
             let _ = writeln!(w, "\n[{}] {}x  {kind}", n + 1, u.count);
-            let _ = writeln!(w, "  first: {}", u.args);
-            let _ = writeln!(w, "    rb: {}", u.rb);
-            let _ = writeln!(w, "    rs: {}", u.rs);
+            let _ = writeln!(w, "  first: {}", clip(&u.args, WIDTH));
+            let _ = writeln!(w, "    rb: {}", clip(&u.rb, WIDTH));
+            let _ = writeln!(w, "    rs: {}", clip(&u.rs, WIDTH));
             let proto = if u.resp3 { "RESP3" } else { "RESP2" };
             match &u.reduced {
                 Some(steps) => {
@@ -74,12 +78,12 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
                         steps.len()
                     );
                     for (args, rb, rs) in steps {
-                        let _ = writeln!(w, "    > {args}");
+                        let _ = writeln!(w, "    > {}", clip(args, WIDTH));
                         if rb == rs {
-                            let _ = writeln!(w, "      both: {rb}");
+                            let _ = writeln!(w, "      both: {}", clip(rb, WIDTH));
                         } else {
-                            let _ = writeln!(w, "      rb:   {rb}");
-                            let _ = writeln!(w, "      rs:   {rs}");
+                            let _ = writeln!(w, "      rb:   {}", clip(rb, WIDTH));
+                            let _ = writeln!(w, "      rs:   {}", clip(rs, WIDTH));
                         }
                     }
                 }
@@ -109,7 +113,7 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
                 let _ = writeln!(w, "    ... {from} earlier commands");
             }
             for line in &c.history[from..] {
-                let _ = writeln!(w, "    > {line}");
+                let _ = writeln!(w, "    > {}", clip(line, WIDTH));
             }
         }
     }

@@ -199,8 +199,8 @@ pub fn render(bytes: &[u8]) -> String {
     show(&parse(bytes), false)
 }
 
-/// The reply as text with numbers replaced by `N`, quoted words in errors by `'*'`, long
-/// bulks by their length class, and runs of equal array elements by one: the "kind" of an
+/// The reply as text with numbers replaced by `N`, quoted words in errors by `'*'`, binary or
+/// long bulks by `"<bytes>"`, and arrays by their distinct elements: the "kind" of an
 /// unlisted divergence.
 pub fn normalized(bytes: &[u8]) -> String {
     show(&parse(bytes), true)
@@ -245,9 +245,13 @@ fn unquote_words(s: &str) -> String {
 }
 
 fn show_list(items: &[Reply], norm: bool) -> String {
-    let mut shown: Vec<String> = items.iter().map(|r| show(r, norm)).collect();
-    if norm {
-        shown.dedup();
+    let mut shown: Vec<String> = Vec::new();
+    for r in items {
+        let text = show(r, norm);
+        // Normalized, an array is the set of its distinct elements in order of appearance.
+        if !norm || !shown.contains(&text) {
+            shown.push(text);
+        }
     }
     shown.join(", ")
 }
@@ -291,4 +295,13 @@ fn show(r: &Reply, norm: bool) -> String {
             format!("{{{}}}", shown.join(", "))
         }
     }
+}
+
+/// A text cut to `max` characters, saying how much was left out.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}... ({} characters)", text.chars().count())
 }
