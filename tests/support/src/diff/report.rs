@@ -51,6 +51,22 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
             .count()
     );
     let _ = writeln!(w, "RedisBloom crashes {}", s.rb_crashes.len());
+    let mut time: Vec<_> = s.time.iter().collect();
+    time.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+    let shown: Vec<String> = time
+        .iter()
+        .take(6)
+        .map(|(what, (n, secs))| format!("{what} {secs:.1} s/{n}"))
+        .collect();
+    let _ = writeln!(w, "time: {}", shown.join(", "));
+    let mut slow = s.slow.clone();
+    slow.sort_by(|a, b| b.0.total_cmp(&a.0));
+    if !slow.is_empty() {
+        let _ = writeln!(w, "slow commands: {}, the slowest:", slow.len());
+    }
+    for (secs, args) in slow.iter().take(5) {
+        let _ = writeln!(w, "  {secs:.2} s  {args}");
+    }
     if !s.listed.is_empty() || !s.state_listed.is_empty() {
         let _ = writeln!(w, "\n-- listed, per rule");
         for (id, n) in &s.listed {

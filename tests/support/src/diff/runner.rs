@@ -83,6 +83,19 @@ pub struct Stats {
     pub state_listed: BTreeMap<String, u64>,
     pub rb_crashes: Vec<Crash>,
     pub seconds: f64,
+    /// Where the time went: per command name (and `state check`, `RedisBloom restart`),
+    /// calls and seconds.
+    pub time: BTreeMap<String, (u64, f64)>,
+    /// Commands that took over 0.2 s on the two servers together.
+    pub slow: Vec<(f64, String)>,
+}
+
+impl Stats {
+    fn timed(&mut self, what: &str, since: Instant) {
+        let e = self.time.entry(what.to_string()).or_default();
+        e.0 += 1;
+        e.1 += since.elapsed().as_secs_f64();
+    }
 }
 
 impl Stats {
@@ -218,7 +231,9 @@ impl Fuzzer {
 
     /// Restart RedisBloom after a crash, empty rsbloom, forget the history.
     fn recover(&mut self) {
+        let t0 = Instant::now();
         self.rb.restart(&[]);
+        self.stats.timed("RedisBloom restart", t0);
         self.rbc = Conn::connect(self.rb.port, self.resp3, REPLY_TIMEOUT).expect("connect rb");
         let _ = self.rsc.send(&[b("FLUSHALL")]);
         self.log.clear();
@@ -248,7 +263,15 @@ impl Fuzzer {
         self.stats.steps += 1;
         self.stats.replies += 1;
         let command = command_of(&args);
+        let t0 = Instant::now();
         let outcome = self.both(&args);
+        self.stats.timed(&command, t0);
+        let took = t0.elapsed().as_secs_f64();
+        if took > 0.2 {
+            self.stats
+                .slow
+                .push((took, resp::clip(&resp::show_args(&args), 160)));
+        }
         if command == "FLUSHALL" {
             self.log.clear();
             self.origins.clear();
@@ -418,6 +441,7 @@ impl Fuzzer {
 
     /// Compares every key on both sides: TYPE, DEBUG, the DUMP body, the SCANDUMP stream.
     pub fn state_check(&mut self) {
+        let t0 = Instant::now();
         self.stats.state_checks += 1;
         for key in all_keys() {
             self.stats.keys_compared += 1;
@@ -425,6 +449,7 @@ impl Fuzzer {
                 self.state_difference(key, &what, &rb, &rs);
             }
         }
+        self.stats.timed("state check", t0);
     }
 
     /// The first state difference of a key: what, RedisBloom's text, rsbloom's text.

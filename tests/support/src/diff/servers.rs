@@ -50,14 +50,22 @@ impl Sides {
     pub fn start_rb(&self) -> Server {
         Server::start_with(ServerOpts {
             module_file: Some(self.module.clone()),
-            ..ServerOpts::default().on(&self.server)
+            ..quick_crash(ServerOpts::default().on(&self.server))
         })
     }
 
     pub fn start_rs(&self) -> Server {
         Server::start_with(ServerOpts {
             module_args: vec!["new-filter-format".into(), "redisbloom".into()],
-            ..ServerOpts::default().on(&self.server)
+            ..quick_crash(ServerOpts::default().on(&self.server))
         })
     }
+}
+
+/// Without the memory test a crashed server runs (which takes half a minute), so a crash of
+/// RedisBloom costs a restart and no more.
+fn quick_crash(mut opts: ServerOpts) -> ServerOpts {
+    opts.server_args
+        .extend(["--crash-memcheck-enabled".to_string(), "no".to_string()]);
+    opts
 }
