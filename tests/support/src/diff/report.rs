@@ -2,7 +2,8 @@
 //! first occurrence and reduced sequence, and RedisBloom's crashes.
 
 use super::resp::clip;
-use super::runner::{Config, Fuzzer};
+use super::runner::{Config, Crash, Fuzzer};
+use std::collections::BTreeMap;
 
 /// The longest argument list or reply the report shows.
 const WIDTH: usize = 400;
@@ -114,17 +115,32 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
         }
     }
     if !s.rb_crashes.is_empty() {
-        let _ = writeln!(w, "\n-- RedisBloom crashes");
-        for (n, c) in s.rb_crashes.iter().enumerate() {
+        // Grouped by the crashing command and rsbloom's answer to it; one example each.
+        let mut groups: BTreeMap<String, Vec<&Crash>> = BTreeMap::new();
+        for c in &s.rb_crashes {
+            let last = c.history.len().saturating_sub(2);
+            let command = c.history[last].split(' ').next().unwrap_or("?");
+            let key = format!(
+                "{command} | rsbloom {}",
+                c.rs_reply.chars().take(60).collect::<String>()
+            );
+            groups.entry(key).or_default().push(c);
+        }
+        let _ = writeln!(
+            w,
+            "\n-- RedisBloom crashes, by command and rsbloom's answer"
+        );
+        for (n, (key, crashes)) in groups.iter().enumerate() {
+            let c = crashes[0];
             let proto = if c.resp3 { "RESP3" } else { "RESP2" };
             let rule = c.rule.as_deref().unwrap_or("no rule");
             let _ = writeln!(
                 w,
-                "\n[crash {}] {proto}, {rule}; rsbloom answered {}",
+                "\n[crash {}] {}x  {key} ({rule}); first, {proto}:",
                 n + 1,
-                c.rs_reply
+                crashes.len()
             );
-            let from = c.history.len().saturating_sub(12);
+            let from = c.history.len().saturating_sub(6);
             if from > 0 {
                 let _ = writeln!(w, "    ... {from} earlier commands");
             }

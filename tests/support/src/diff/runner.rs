@@ -522,9 +522,8 @@ impl Fuzzer {
         match self.rules.classify(&args, rb, rs) {
             Some(rule) => *self.stats.state_listed.entry(rule.id.clone()).or_default() += 1,
             None => {
-                let origin_command = origin.split(' ').next().unwrap_or("?").to_string();
                 let kind = format!(
-                    "STATE {what} after {origin_command} | rb {} | rs {}",
+                    "STATE {what} | rb {} | rs {}",
                     normalize_text(rb),
                     normalize_text(rs)
                 );
@@ -630,14 +629,8 @@ impl Fuzzer {
         if with_state {
             for key in all_keys() {
                 if let Some((what, rb, rs)) = self.key_difference(key) {
-                    // The origin is unknown here: the kind names the first creating command.
-                    let origin = cmds
-                        .iter()
-                        .find(|a| a.len() > 1 && a[1] == key.as_bytes() && creates(&command_of(a)))
-                        .map(|a| command_of(a))
-                        .unwrap_or_else(|| "?".into());
                     kinds.push(format!(
-                        "STATE {what} after {origin} | rb {} | rs {}",
+                        "STATE {what} | rb {} | rs {}",
                         normalize_text(&rb),
                         normalize_text(&rs)
                     ));
