@@ -146,8 +146,8 @@ pub struct Generator {
     fresh: u64,
 }
 
-fn b(s: &str) -> Vec<u8> {
-    s.as_bytes().to_vec()
+fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
+    s.as_ref().to_vec()
 }
 
 impl Generator {
@@ -160,9 +160,9 @@ impl Generator {
 
     fn key(&mut self) -> &'static str {
         if self.rng.chance(2) {
-            *self.rng.pick(KEYWORD_KEYS)
+            KEYWORD_KEYS[self.rng.below(KEYWORD_KEYS.len())]
         } else {
-            *self.rng.pick(KEYS)
+            KEYS[self.rng.below(KEYS.len())]
         }
     }
 
@@ -183,8 +183,8 @@ impl Generator {
                     .map(|_| self.rng.next_u64() as u8)
                     .collect(),
                 4 => vec![b'x'; 300],
-                5 => b(*self.rng.pick(EDGE_NUMBERS)),
-                _ => b(*self.rng.pick(EDGE_WORDS)),
+                5 => b(self.rng.pick(EDGE_NUMBERS)),
+                _ => b(self.rng.pick(EDGE_WORDS)),
             }
         }
     }
@@ -200,9 +200,9 @@ impl Generator {
 
     fn edge_value(&mut self) -> Vec<u8> {
         if self.rng.chance(70) {
-            b(*self.rng.pick(EDGE_NUMBERS))
+            b(self.rng.pick(EDGE_NUMBERS))
         } else {
-            b(*self.rng.pick(EDGE_WORDS))
+            b(self.rng.pick(EDGE_WORDS))
         }
     }
 
@@ -216,7 +216,7 @@ impl Generator {
     }
 
     /// The next step.
-    pub fn next(&mut self) -> Action {
+    pub fn next_action(&mut self) -> Action {
         let weights: &[(u32, &str)] = &[
             (70, "BF.ADD"),
             (70, "BF.MADD"),
@@ -302,7 +302,7 @@ impl Generator {
             | "CF.DEL" => a.push(self.item()),
             "BF.MADD" | "BF.MEXISTS" | "CF.MEXISTS" => a.extend(self.items()),
             "BF.RESERVE" => {
-                a.push(b(*rng.pick(BF_RATES)));
+                a.push(b(rng.pick(BF_RATES)));
                 a.push(rng.pick(BF_CAPS).to_string().into_bytes());
                 let mut opts = Vec::new();
                 if rng.chance(40) {
@@ -322,7 +322,7 @@ impl Generator {
                     opts.push(vec![b("CAPACITY"), rng.pick(caps).to_string().into_bytes()]);
                 }
                 if !cf && rng.chance(30) {
-                    opts.push(vec![b("ERROR"), b(*rng.pick(BF_RATES))]);
+                    opts.push(vec![b("ERROR"), b(rng.pick(BF_RATES))]);
                 }
                 if !cf && rng.chance(20) {
                     let e = if rng.chance(10) { 0 } else { rng.range(1, 4) };
@@ -343,19 +343,19 @@ impl Generator {
             | "DUMP" => {}
             "BF.INFO" => {
                 if rng.chance(50) {
-                    a.push(b(*rng.pick(INFO_FIELDS)));
+                    a.push(b(rng.pick(INFO_FIELDS)));
                 }
             }
             "BF.SCANDUMP" | "CF.SCANDUMP" => {
                 let it = if rng.chance(50) {
                     b("0")
                 } else {
-                    b(*rng.pick(EDGE_NUMBERS))
+                    b(rng.pick(EDGE_NUMBERS))
                 };
                 a.push(it);
             }
             "BF.LOADCHUNK" | "CF.LOADCHUNK" => {
-                a.push(b(*rng.pick(EDGE_NUMBERS)));
+                a.push(b(rng.pick(EDGE_NUMBERS)));
                 let n = rng.range(0, 64) as usize;
                 a.push((0..n).map(|_| rng.next_u64() as u8).collect());
             }
@@ -407,7 +407,7 @@ impl Generator {
                 a.push(x);
                 a.push(y);
             }
-            5 => a.push(b(*self.rng.pick(EDGE_WORDS))),
+            5 => a.push(b(self.rng.pick(EDGE_WORDS))),
             6 => {
                 // A keyword in another case or shortened.
                 let keywords: Vec<usize> = (2..n)
@@ -440,7 +440,7 @@ impl Generator {
             _ => {
                 if n > 2 {
                     let i = self.rng.range(2, n as u64 - 1) as usize;
-                    a[i] = b(*self.rng.pick(EDGE_NUMBERS));
+                    a[i] = b(self.rng.pick(EDGE_NUMBERS));
                 } else {
                     a.push(self.edge_value());
                 }

@@ -3,7 +3,7 @@
 //! removed greedily while a replay on both servers, after FLUSHALL, still shows the kind;
 //! then runs of arguments after each step's key, the same way.
 
-use super::runner::{Args, Fuzzer};
+use super::runner::{Args, Fuzzer, Steps};
 use std::time::{Duration, Instant};
 
 /// Reduces every unlisted kind that has no reduction yet, each within `budget`.
@@ -31,7 +31,7 @@ pub fn reduce(
     history: Vec<Args>,
     resp3: bool,
     budget: Duration,
-) -> Option<Vec<(String, String, String)>> {
+) -> Option<Steps> {
     let state = kind.starts_with("STATE ");
     let deadline = Instant::now() + budget;
     let shows = |f: &mut Fuzzer, cmds: &[Args]| -> bool {

@@ -18,7 +18,8 @@
 //! commands and any of its cases matches all three texts. A rule without cases documents a
 //! difference no reply shows (replication, AOF). `#` starts a comment line. A crash of
 //! RedisBloom is matched with `rb:` text `<crash>`, a state difference with arguments
-//! `STATE <what> <key> <args of the command that created the key>`.
+//! `STATE <what> <key> <args of the command that created the key>` (`what`: TYPE, DEBUG,
+//! `DUMP <type>` or `SCANDUMP <type>`).
 
 use std::fmt;
 

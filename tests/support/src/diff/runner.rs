@@ -19,6 +19,8 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_CHUNKS: usize = 4096;
 
 pub type Args = Vec<Vec<u8>>;
+/// A replayed sequence: each step's arguments, RedisBloom's and rsbloom's reply as text.
+pub type Steps = Vec<(String, String, String)>;
 
 /// A run's parameters.
 #[derive(Clone, Debug)]
@@ -56,7 +58,7 @@ pub struct Unlisted {
     /// state kind: up to the state check that found it).
     pub history: Vec<Args>,
     /// The reducer's result: each step with both replies.
-    pub reduced: Option<Vec<(String, String, String)>>,
+    pub reduced: Option<Steps>,
 }
 
 /// A RedisBloom crash: the commands since the last FLUSHALL, the last one crashed it.
@@ -446,13 +448,15 @@ impl Fuzzer {
         for key in all_keys() {
             self.stats.keys_compared += 1;
             if let Some((what, rb, rs)) = self.key_difference(key) {
-                self.state_difference(key, &what, &rb, &rs);
+                let kind = state_kind(&what, &rb, &rs);
+                self.state_difference(key, &what, &kind, &rb, &rs);
             }
         }
         self.stats.timed("state check", t0);
     }
 
     /// The first state difference of a key: what, RedisBloom's text, rsbloom's text.
+    /// `what` is TYPE, DEBUG, or DUMP / SCANDUMP followed by the key's type.
     fn key_difference(&mut self, key: &str) -> Option<(String, String, String)> {
         let read = |f: &mut Fuzzer, args: Args| -> Option<(Vec<u8>, Vec<u8>)> {
             match f.both(&args) {
@@ -483,7 +487,7 @@ impl Fuzzer {
             _ => r.to_vec(),
         };
         if body(&rb) != body(&rs) {
-            return Some(("DUMP".into(), resp::render(&rb), resp::render(&rs)));
+            return Some((format!("DUMP {ty}"), resp::render(&rb), resp::render(&rs)));
         }
         if let Some(family) = family {
             let mut it = [b"0".to_vec(), b"0".to_vec()];
@@ -496,7 +500,11 @@ impl Fuzzer {
                     Err(e) => panic!("rsbloom failed on SCANDUMP ({e})"),
                 };
                 if rb != rs {
-                    return Some(("SCANDUMP".into(), resp::render(&rb), resp::render(&rs)));
+                    return Some((
+                        format!("SCANDUMP {ty}"),
+                        resp::render(&rb),
+                        resp::render(&rs),
+                    ));
                 }
                 match resp::parse(&rb) {
                     Reply::Array(pair) => match pair.first() {
@@ -512,7 +520,7 @@ impl Fuzzer {
         None
     }
 
-    fn state_difference(&mut self, key: &str, what: &str, rb: &str, rs: &str) {
+    fn state_difference(&mut self, key: &str, what: &str, kind: &str, rb: &str, rs: &str) {
         let origin = self
             .origins
             .get(key.as_bytes())
@@ -522,11 +530,7 @@ impl Fuzzer {
         match self.rules.classify(&args, rb, rs) {
             Some(rule) => *self.stats.state_listed.entry(rule.id.clone()).or_default() += 1,
             None => {
-                let kind = format!(
-                    "STATE {what} | rb {} | rs {}",
-                    normalize_text(rb),
-                    normalize_text(rs)
-                );
+                let kind = kind.to_string();
                 let history = self.log.clone();
                 let resp3 = self.resp3;
                 self.stats
@@ -565,7 +569,7 @@ impl Fuzzer {
             let first = self.stats.steps;
             let mut since_check = 0;
             while self.stats.steps - first < len {
-                let action = gen.next();
+                let action = gen.next_action();
                 let before = self.stats.steps;
                 self.act(action, &mut side_rng);
                 since_check += self.stats.steps - before;
@@ -591,7 +595,7 @@ impl Fuzzer {
         cmds: &[Args],
         resp3: bool,
         with_state: bool,
-    ) -> Option<(Vec<(String, String, String)>, Vec<String>)> {
+    ) -> Option<(Steps, Vec<String>)> {
         if self.resp3 != resp3 {
             self.set_protocol(resp3);
         }
@@ -629,16 +633,26 @@ impl Fuzzer {
         if with_state {
             for key in all_keys() {
                 if let Some((what, rb, rs)) = self.key_difference(key) {
-                    kinds.push(format!(
-                        "STATE {what} | rb {} | rs {}",
-                        normalize_text(&rb),
-                        normalize_text(&rs)
-                    ));
+                    kinds.push(state_kind(&what, &rb, &rs));
                     steps.push((format!("(state check of {key}: {what})"), rb, rs));
                 }
             }
         }
         Some((steps, kinds))
+    }
+}
+
+/// The kind of a state difference: the replies normalized for TYPE and DEBUG, only what
+/// differs (and the key's type) for the bytes of DUMP and SCANDUMP.
+fn state_kind(what: &str, rb: &str, rs: &str) -> String {
+    if what.starts_with("DUMP") || what.starts_with("SCANDUMP") {
+        format!("STATE {what}")
+    } else {
+        format!(
+            "STATE {what} | rb {} | rs {}",
+            normalize_text(rb),
+            normalize_text(rs)
+        )
     }
 }
 
