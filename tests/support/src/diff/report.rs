@@ -1,7 +1,7 @@
 //! The run's report: the counts, the listed differences per rule, each unlisted kind with its
 //! first occurrence and reduced sequence, and RedisBloom's crashes.
 
-use super::resp::clip;
+use super::resp::{clip, show_args};
 use super::runner::{Config, Crash, Fuzzer};
 use std::collections::BTreeMap;
 
@@ -107,9 +107,15 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
                 None => {
                     let _ = writeln!(
                         w,
-                        "  not reduced ({proto}; {} commands of history)",
-                        u.history.len()
+                        "  not reduced ({proto}); the commands since the last FLUSHALL:"
                     );
+                    let from = u.history.len().saturating_sub(30);
+                    if from > 0 {
+                        let _ = writeln!(w, "    ... {from} earlier commands");
+                    }
+                    for args in &u.history[from..] {
+                        let _ = writeln!(w, "    > {}", clip(&show_args(args), WIDTH));
+                    }
                 }
             }
         }
