@@ -10,7 +10,7 @@ use common::diff::{self, Config, Rules};
 use std::time::Duration;
 
 /// Steps of the fixed run (4,000 to 8,000 a second on two cores).
-const STEPS: u64 = 30_000;
+const STEPS: u64 = 60_000;
 const SEED: u64 = 0x5eed_2024;
 
 // TEMPORARY: ignored until the argument parsing and error texts follow RedisBloom 8 (work in
