@@ -94,7 +94,14 @@ pub fn report(f: &Fuzzer, config: &Config) -> String {
                         "  reduced ({proto}, {} steps, from FLUSHALL):",
                         steps.len()
                     );
-                    for (args, rb, rs) in steps {
+                    for (i, (args, rb, rs)) in steps.iter().enumerate() {
+                        if args.starts_with('(') && rb.is_empty() {
+                            if i + 1 == steps.len() {
+                                continue;
+                            }
+                            let _ = writeln!(w, "    {args}  (the runner's resync)");
+                            continue;
+                        }
                         let _ = writeln!(w, "    > {}", clip(args, WIDTH));
                         if rb == rs {
                             let _ = writeln!(w, "      both: {}", clip(rb, WIDTH));

@@ -627,6 +627,22 @@ impl Fuzzer {
                         ));
                     }
                     steps.push((shown, rb_text, rs_text));
+                    // Resynced as the run does, so a listed divergence earlier in the
+                    // sequence cannot leave the servers apart for a later step.
+                    let keys = Self::keys_of(args);
+                    if !keys.is_empty() {
+                        let mut del = vec![b("DEL")];
+                        del.extend(keys);
+                        if let Outcome::RbCrash { .. } = self.both(&del) {
+                            self.recover();
+                            return None;
+                        }
+                        steps.push((
+                            format!("({})", resp::show_args(&del)),
+                            String::new(),
+                            String::new(),
+                        ));
+                    }
                 }
                 Outcome::RbCrash { .. } => {
                     self.recover();
