@@ -91,6 +91,26 @@ fn the_classifier_matches_by_command_arguments_and_both_replies() {
         Some("expansion-zero")
     );
     assert_eq!(id("BF.ADD k x", ":1", ":0"), None);
+    assert_eq!(
+        id(
+            "BF.RESERVE s 0.05 5000 NONSCALING EXPANSION 3",
+            "-Nonscaling filters cannot expand",
+            "-ERR NONSCALING filters cannot expand"
+        ),
+        None,
+        "a key named NONSCALING is listed, the flag in its place is not"
+    );
+    assert_eq!(
+        id(
+            "CF.INFO Expansion",
+            "{+Expansion rate: :8}",
+            "{+Expansion rate: :1}"
+        )
+        .as_deref(),
+        Some("strict-options")
+    );
+    assert!(diff::rules::glob("a%c d", "abbc d"));
+    assert!(!diff::rules::glob("a%c d", "ab c d"));
     assert!(diff::rules::glob("a*c?e", "abbbcde"));
     assert!(!diff::rules::glob("a*c?e", "abbbce"));
 }

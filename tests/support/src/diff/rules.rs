@@ -11,7 +11,8 @@
 //! readme: <one line>                 the README's wording in one line
 //! args: BF.EXISTS * *                a case: globs on the arguments, then on RedisBloom's
 //! rb: :0                             and on rsbloom's reply as `resp::render` shows them
-//! rs: -WRONGTYPE*                    (`*` any run, `?` one character; missing: `*`)
+//! rs: -WRONGTYPE*                    (`*` any run, `%` any run without a space, `?` one
+//!                                    character; missing: `*`)
 //! ```
 //!
 //! Every `args:` line starts a new case; a rule matches when the command is one of its
@@ -192,10 +193,14 @@ impl Rules {
     }
 }
 
-/// `*` matches any run of characters, `?` one; everything else itself.
+/// `*` matches any run of characters, `%` any run without a space (one word, or part of
+/// one), `?` one character; everything else itself.
 pub fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
+    if p.contains(&'%') {
+        return glob_words(&p, &t);
+    }
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
@@ -217,6 +222,28 @@ pub fn glob(pattern: &str, text: &str) -> bool {
         pi += 1;
     }
     pi == p.len()
+}
+
+/// [`glob`] with `%`, by backtracking (the patterns that use `%` have few stars).
+fn glob_words(p: &[char], t: &[char]) -> bool {
+    match p.first() {
+        None => t.is_empty(),
+        Some('*') if p.len() == 1 => true,
+        Some('*') => (0..=t.len()).any(|i| glob_words(&p[1..], &t[i..])),
+        Some('%') => {
+            for i in 0..=t.len() {
+                if glob_words(&p[1..], &t[i..]) {
+                    return true;
+                }
+                if i < t.len() && t[i] == ' ' {
+                    return false;
+                }
+            }
+            false
+        }
+        Some('?') => !t.is_empty() && glob_words(&p[1..], &t[1..]),
+        Some(c) => t.first() == Some(c) && glob_words(&p[1..], &t[1..]),
+    }
 }
 
 /// The rule ids the README's "Differences from RedisBloom" section tags (`(diff: <id>)`),
