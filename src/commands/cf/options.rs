@@ -66,19 +66,18 @@ pub fn insert_capacity(arg: &Arg) -> Result<u64> {
         .ok_or(Error::CfInsertCapacityRange)
 }
 
-/// A CF.RESERVE option's value: `default` when absent, `bad` when not an integer, `range`
-/// outside `min..=max`. An option that is the last word has no value: RedisBloom reads past
-/// its arguments there; here it is a wrong number of arguments.
+/// A CF.RESERVE option's value: `default` when absent, `bad` when not an integer or
+/// missing (an option as the last word: RedisBloom 8 reads past its arguments there and
+/// mostly finds no number; 2.8 crashes), `range` outside `min..=max`.
 pub fn ranged(
     found: Found,
     default: i64,
     (min, max): (i64, i64),
     (bad, range): (Error, Error),
-    wrong_arity: impl Fn() -> Error,
 ) -> Result<i64> {
     let arg = match found {
         Found::Absent => return Ok(default),
-        Found::Last => return Err(wrong_arity()),
+        Found::Last => return Err(bad),
         Found::Value(arg) => arg,
     };
     let n = grammar::integer(arg).ok_or(bad)?;

@@ -25,27 +25,23 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     let capacity = options::capacity(&argv[2])?;
     let words = Keywords::new(&argv[3..], options::RESERVE);
     let defaults = config::cf_defaults();
-    let arity = || call.wrong_arity();
     let iterations = ranged(
         words.value("MAXITERATIONS"),
         defaults.max_iterations as i64,
         (1, config::CF_MAX_ITERATIONS),
         (Error::CfBadMaxIterations, Error::CfMaxIterationsRange),
-        arity,
     )?;
     let bucket_size = ranged(
         words.value("BUCKETSIZE"),
         defaults.bucket_size as i64,
         (1, config::CF_MAX_BUCKET_SIZE),
         (Error::CfBadBucketSize, Error::CfBucketSizeRange),
-        arity,
     )?;
     let expansion = ranged(
         words.value("EXPANSION"),
         defaults.expansion as i64,
         (0, MAX_EXPANSION as i64),
         (Error::CfBadExpansion, Error::CfExpansionRange),
-        arity,
     )?;
     if capacity < 2 * bucket_size || capacity > MAX_CAPACITY {
         return Err(Error::CfCapacityRange);

@@ -50,6 +50,9 @@ pub struct Case {
     pub args: String,
     pub rb: String,
     pub rs: String,
+    /// The command that created the step's key (`?` when unknown), for differences that
+    /// follow from how a filter was made rather than from the step itself.
+    pub origin: String,
 }
 
 #[derive(Clone, Debug)]
@@ -70,13 +73,17 @@ impl Rule {
         self.commands.iter().any(|c| c == "*" || *c == command)
     }
 
-    pub fn matches(&self, args: &str, rb: &str, rs: &str) -> bool {
+    /// Argument globs ignore ASCII case (keywords do); reply globs do not.
+    pub fn matches(&self, args: &str, rb: &str, rs: &str, origin: &str) -> bool {
         let command = args.split(' ').next().unwrap_or("");
+        let (args, origin) = (args.to_ascii_uppercase(), origin.to_ascii_uppercase());
         self.covers(command)
-            && self
-                .cases
-                .iter()
-                .any(|c| glob(&c.args, args) && glob(&c.rb, rb) && glob(&c.rs, rs))
+            && self.cases.iter().any(|c| {
+                glob(&c.args.to_ascii_uppercase(), &args)
+                    && glob(&c.rb, rb)
+                    && glob(&c.rs, rs)
+                    && glob(&c.origin.to_ascii_uppercase(), &origin)
+            })
     }
 }
 
@@ -147,16 +154,17 @@ impl Rules {
                     args: value,
                     rb: "*".into(),
                     rs: "*".into(),
+                    origin: "*".into(),
                 }),
-                "rb" | "rs" => {
+                "rb" | "rs" | "origin" => {
                     let case = rule
                         .cases
                         .last_mut()
                         .ok_or_else(|| format!("line {line}: `{field}:` before `args:`"))?;
-                    if field == "rb" {
-                        case.rb = value;
-                    } else {
-                        case.rs = value;
+                    match field {
+                        "rb" => case.rb = value,
+                        "rs" => case.rs = value,
+                        _ => case.origin = value,
                     }
                 }
                 other => return Err(format!("line {line}: unknown field `{other}`")),
@@ -176,7 +184,12 @@ impl Rules {
     /// The first rule that lists this difference: `args` as `resp::show_args` writes them,
     /// the replies as `resp::render` does.
     pub fn classify(&self, args: &str, rb: &str, rs: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.matches(args, rb, rs))
+        self.classify_from(args, rb, rs, "?")
+    }
+
+    /// [`Rules::classify`] knowing the command that created the step's key.
+    pub fn classify_from(&self, args: &str, rb: &str, rs: &str, origin: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.matches(args, rb, rs, origin))
     }
 
     /// [`Rules::classify`] on the raw arguments and raw replies.

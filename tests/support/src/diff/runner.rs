@@ -312,7 +312,8 @@ impl Fuzzer {
             Outcome::Differ { rb, rs } => {
                 let shown = resp::show_args(&args);
                 let (rb_text, rs_text) = (resp::render(&rb), resp::render(&rs));
-                match self.rules.classify(&shown, &rb_text, &rs_text) {
+                let origin = self.origin_of(&args);
+                match self.rules.classify_from(&shown, &rb_text, &rs_text, &origin) {
                     Some(rule) => *self.stats.listed.entry(rule.id.clone()).or_default() += 1,
                     None => {
                         let kind = format!(
@@ -522,6 +523,14 @@ impl Fuzzer {
             }
         }
         None
+    }
+
+    /// The command that created the key a step works on, `?` if unknown.
+    fn origin_of(&self, args: &[Vec<u8>]) -> String {
+        args.get(1)
+            .and_then(|key| self.origins.get(key))
+            .cloned()
+            .unwrap_or_else(|| "?".into())
     }
 
     fn state_difference(&mut self, key: &str, what: &str, kind: &str, rb: &str, rs: &str) {
