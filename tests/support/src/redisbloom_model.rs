@@ -5,8 +5,10 @@
 //! answers, growth and bits exactly.
 //!
 //! The rules, for the RDB value and the SCANDUMP header alike: encoding version 4; options
-//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth in
-//! 1..=32768; nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
+//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth a
+//! 32-bit value (RedisBloom's field), in 1..=32768 for a scaling filter (a non-scaling one
+//! records any growth, 0 after RedisBloom 8's `EXPANSION 0`, and never reads it);
+//! nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
 //! 1..=1100, bpe finite and > 0, bits a non-zero multiple of 64, n2 == 0, the bit array (or
 //! the header's byte count) exactly bits / 8 bytes, size <= entries; the chain's size is the
 //! sum of the link sizes; Size (32 + 64 * nfilters + the bytes of all links) is within
@@ -363,8 +365,12 @@ fn rules(
     if options != SCALING && options != NO_SCALING {
         return refuse(format!("options {options}"));
     }
-    if !(1..=MAX_GROWTH).contains(&growth) {
-        return refuse(format!("growth {growth}"));
+    let growth_ok = match options {
+        SCALING => (1..=MAX_GROWTH).contains(&growth),
+        _ => u32::try_from(growth).is_ok(),
+    };
+    if !growth_ok {
+        return refuse(format!("growth {growth} with options {options}"));
     }
     if links.is_empty() || (options == NO_SCALING && links.len() != 1) {
         return refuse(format!("{} links with options {options}", links.len()));
