@@ -55,7 +55,8 @@ fn items(name: &str, info: &Value) -> Vec<Vec<u8>> {
 fn load_scandump(steps: &[(i64, Vec<u8>)]) -> Chain {
     let mut chain = None;
     for (iter, data) in steps.iter().filter(|(it, _)| *it != 0) {
-        match scandump::parse_load(*iter, data, NO_LIMIT, chain.is_some()).expect("chunk accepted") {
+        match scandump::parse_load(*iter, data, NO_LIMIT, chain.is_some()).expect("chunk accepted")
+        {
             Load::Header(meta) => chain = Some(Chain::from_meta(&meta, NO_LIMIT).unwrap()),
             Load::Data { offset, data } => {
                 let c = chain.as_mut().expect("header first");

@@ -3,8 +3,8 @@
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use crate::commands::key::open_read;
 use crate::commands::grammar;
+use crate::commands::key::open_read;
 use crate::commands::reply::{format_g, resp3, Reply};
 use crate::commands::Call;
 

@@ -6,8 +6,8 @@ use rsbloom_core::error::{Error, Result};
 
 use super::options;
 use crate::commands::argv::Arg;
-use crate::commands::key::{open_read, open_write};
 use crate::commands::grammar;
+use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;

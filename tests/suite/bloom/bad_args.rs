@@ -92,13 +92,20 @@ fn run(con: &mut Connection, rows: &[(Vec<Vec<u8>>, W, &str)]) {
                 if a.len() == *n && a.iter().all(|e| err_of(e).is_none())),
         };
         if !ok {
-            wrong.push(format!("`{shown}` ({note}) answered {v:?}, expected {want:?}"));
+            wrong.push(format!(
+                "`{shown}` ({note}) answered {v:?}, expected {want:?}"
+            ));
         }
         if err_of(&v).is_some() && key_before == Some(false) && key_exists(con, &args[1]) {
             wrong.push(format!("`{shown}` ({note}) failed but created its key"));
         }
     }
-    assert!(wrong.is_empty(), "{} rows:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} rows:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// A server with `f` (0.01, 1000, holding "a" and "b") and a string key `s`.
@@ -224,11 +231,7 @@ fn empty_strings() {
             err(UNKNOWN_ARG),
             "empty option",
         ),
-        (
-            args!["BF.INFO", "f", ""],
-            err(INFO_FIELD),
-            "empty field",
-        ),
+        (args!["BF.INFO", "f", ""], err(INFO_FIELD), "empty field"),
         // An empty header / chunk.
         (
             args!["BF.LOADCHUNK", "k", "1", ""],
@@ -523,7 +526,11 @@ fn odd_numbers() {
             W::Is(Value::Array(vec![Value::Int(0), Value::BulkString(vec![])])),
             "negative iterator",
         ));
-        rows.push((args!["BF.LOADCHUNK", "f", it, "x"], err(BAD_DATA), "negative"));
+        rows.push((
+            args!["BF.LOADCHUNK", "f", it, "x"],
+            err(BAD_DATA),
+            "negative",
+        ));
     }
     let iters: [&str; 7] = [
         "1.5",
@@ -535,7 +542,11 @@ fn odd_numbers() {
         "-inf",
     ];
     for it in iters {
-        rows.push((args!["BF.SCANDUMP", "f", it], err(SCANDUMP_ITER), "iterator"));
+        rows.push((
+            args!["BF.SCANDUMP", "f", it],
+            err(SCANDUMP_ITER),
+            "iterator",
+        ));
         rows.push((
             args!["BF.LOADCHUNK", "f", it, "x"],
             err(LOADCHUNK_ITER),
@@ -1033,21 +1044,9 @@ fn unknown_options_and_fields() {
             err(INFO_FIELD),
             "unknown field",
         ),
-        (
-            args!["BF.INFO", "f", "foo"],
-            err(INFO_FIELD),
-            "as sent",
-        ),
-        (
-            args!["BF.INFO", "f", "ITEM"],
-            err(INFO_FIELD),
-            "singular",
-        ),
-        (
-            args!["BF.INFO", "f", "Capacity "],
-            err(INFO_FIELD),
-            "space",
-        ),
+        (args!["BF.INFO", "f", "foo"], err(INFO_FIELD), "as sent"),
+        (args!["BF.INFO", "f", "ITEM"], err(INFO_FIELD), "singular"),
+        (args!["BF.INFO", "f", "Capacity "], err(INFO_FIELD), "space"),
         (
             args!["BF.INFO", "f", "Number of filters"],
             err(INFO_FIELD),

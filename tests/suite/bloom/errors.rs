@@ -173,7 +173,9 @@ fn bad_error_rate() {
     let mut c = s.conn();
     // Not a number to the server's double parser (RedisBloom's), or NaN, or an underflow to
     // 0 or an overflow (`1e-400`, `1e400`). BF.INSERT has one text for both kinds.
-    for bad in ["abc", "0.01x", "", "0x", " 0.1", "0.1 ", "nan", "1e-400", "1e400"] {
+    for bad in [
+        "abc", "0.01x", "", "0x", " 0.1", "0.1 ", "nan", "1e-400", "1e400",
+    ] {
         expect_err(
             &mut c,
             &["BF.RESERVE", "k", bad, "100"],
@@ -274,9 +276,33 @@ fn bad_expansion() {
     // the conflict is found before the range.
     let want = "Nonscaling filters cannot expand";
     for args in [
-        &["BF.RESERVE", "k", "0.01", "100", "EXPANSION", "2", "NONSCALING"][..],
-        &["BF.RESERVE", "k", "0.01", "100", "NONSCALING", "EXPANSION", "4"],
-        &["BF.RESERVE", "k", "0.01", "100", "NONSCALING", "EXPANSION", "-1"],
+        &[
+            "BF.RESERVE",
+            "k",
+            "0.01",
+            "100",
+            "EXPANSION",
+            "2",
+            "NONSCALING",
+        ][..],
+        &[
+            "BF.RESERVE",
+            "k",
+            "0.01",
+            "100",
+            "NONSCALING",
+            "EXPANSION",
+            "4",
+        ],
+        &[
+            "BF.RESERVE",
+            "k",
+            "0.01",
+            "100",
+            "NONSCALING",
+            "EXPANSION",
+            "-1",
+        ],
     ] {
         expect_err(&mut c, args, want);
     }
@@ -303,7 +329,11 @@ fn bad_expansion() {
         args.extend_from_slice(opts);
         args.extend_from_slice(&["ITEMS", "a"]);
         expect_ints(&mut c, &args, &[1]);
-        assert_eq!(no_expansion(&mut c, key), "a non-scaling filter", "{args:?}");
+        assert_eq!(
+            no_expansion(&mut c, key),
+            "a non-scaling filter",
+            "{args:?}"
+        );
     }
     expect_ok(&mut c, &reserve("0"));
     assert_eq!(no_expansion(&mut c, "k"), "a non-scaling filter");
@@ -341,7 +371,15 @@ fn unknown_options_and_missing_values() {
     // A repeated option: the first EXPANSION counts, as in RedisBloom.
     expect_ok(
         &mut c,
-        &["BF.RESERVE", "r", "0.01", "100", "EXPANSION", "3", "EXPANSION"],
+        &[
+            "BF.RESERVE",
+            "r",
+            "0.01",
+            "100",
+            "EXPANSION",
+            "3",
+            "EXPANSION",
+        ],
     );
     expect_ints(&mut c, &["BF.INFO", "r", "EXPANSION"], &[3]);
     // Bytes that cannot be printed are escaped in the echo (a NUL would end a C string).
@@ -380,7 +418,15 @@ fn unknown_options_and_missing_values() {
         &["BF.INSERT", "k", "NOCREATE", "EXPANSION"][..],
         &["BF.INSERT", "k", "NOCREATE", "CAPACITY"],
         &["BF.INSERT", "k", "NOCREATE", "ERROR"],
-        &["BF.INSERT", "k", "ERROR", "0.1", "EXPANSION", "1", "CAPACITY"],
+        &[
+            "BF.INSERT",
+            "k",
+            "ERROR",
+            "0.1",
+            "EXPANSION",
+            "1",
+            "CAPACITY",
+        ],
         &["BF.INSERT", "k", "NOCREATE", "ITEMS"],
         &["BF.INSERT", "k", "NOCREATE", "NONSCALING"],
     ] {
@@ -569,7 +615,11 @@ fn bad_iterator() {
         );
     }
     // A LOADCHUNK iterator other than 1 on a missing key: nothing to load into.
-    expect_err(&mut c, &["BF.LOADCHUNK", "nokey", "2", "x"], "ERR not found");
+    expect_err(
+        &mut c,
+        &["BF.LOADCHUNK", "nokey", "2", "x"],
+        "ERR not found",
+    );
 }
 
 #[test]
@@ -600,10 +650,19 @@ fn loadchunk_bad_data() {
     let total: u64 = Chain::scaling(0.01, 1000, 2).total_bytes();
     let load = |c: &mut redis::Connection, iter: u64, data: &[u8], want: &str| {
         let it = iter.to_string();
-        expect_err(c, &[&b"BF.LOADCHUNK"[..], b"dst", it.as_bytes(), data], want);
+        expect_err(
+            c,
+            &[&b"BF.LOADCHUNK"[..], b"dst", it.as_bytes(), data],
+            want,
+        );
     };
     // Past the end of the data.
-    load(&mut c, total + 1000, &[0u8; 8], "ERR invalid offset - no link found");
+    load(
+        &mut c,
+        total + 1000,
+        &[0u8; 8],
+        "ERR invalid offset - no link found",
+    );
     // Starting before the data (the iterator is the chunk's length).
     load(&mut c, 8, &[0u8; 8], "ERR invalid offset - no link found");
     // An iterator below the chunk's length, or below 1.
@@ -611,7 +670,12 @@ fn loadchunk_bad_data() {
     load(&mut c, 0, b"", bad);
     // Longer than the rest of its layer.
     let big = vec![0u8; total as usize + 64];
-    load(&mut c, 1 + big.len() as u64, &big, "ERR invalid chunk - Too big for current filter");
+    load(
+        &mut c,
+        1 + big.len() as u64,
+        &big,
+        "ERR invalid chunk - Too big for current filter",
+    );
     // A header sent again to the existing key is read as a chunk at iterator 1.
     expect_err(&mut c, &[&b"BF.LOADCHUNK"[..], b"dst", b"1", &header], bad);
     // An empty chunk at a valid place changes nothing and is accepted.

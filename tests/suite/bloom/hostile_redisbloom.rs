@@ -9,7 +9,8 @@
 //! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth a
 //! 32-bit value, in 1..=32768 for a scaling filter (a non-scaling one records any growth, 0
 //! included, and never reads it); nfilters >= 1; per link entries >= 1, error a finite
-//! number in (0, 1), hashes in 1..=1100, bpe finite and > 0, bits a non-zero multiple of 64,
+//! number in (0, 1), hashes in 1..=1100, bpe finite and > 0, hashes = ceil(LN2 * bpe), bits
+//! a non-zero multiple of 64,
 //! n2 == 0, the bit array (or the header's byte count) exactly bits / 8 bytes, size <=
 //! entries; the chain's size is the sum of the link sizes; Size (32 + 64 * nfilters + the
 //! bytes of all links) is within `bf.max-filter-bytes`.
@@ -24,9 +25,9 @@ use common::hostile::{
 use common::rdb::*;
 use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
 use common::redisbloom_model::{
-    at_link, header_oracle, new_link, oracle, vector_filter, Added, Filter, Header, Link, Model,
-    Verdict, AT_GROWTH, AT_NFILTERS, AT_OPTIONS, AT_SIZE, HEADER_FIXED, HEADER_LINK, L_BITS, L_BPE,
-    L_DATA, L_ENTRIES, L_ERROR, L_HASHES, L_N2, L_SIZE, MAX_GROWTH, MAX_HASHES, MODULE_ID,
+    at_link, bpe_for, header_oracle, new_link, oracle, vector_filter, Added, Filter, Header, Link,
+    Model, Verdict, AT_GROWTH, AT_NFILTERS, AT_OPTIONS, AT_SIZE, HEADER_FIXED, HEADER_LINK, L_BITS,
+    L_BPE, L_DATA, L_ENTRIES, L_ERROR, L_HASHES, L_N2, L_SIZE, MAX_GROWTH, MAX_HASHES, MODULE_ID,
     NO_SCALING, SCALING, TYPE_NAME,
 };
 use common::*;
@@ -570,8 +571,11 @@ fn good_tiny_edits() -> Vec<(String, Edit<Filter>)> {
     e.add("entries u64::MAX", |f| f.links[0].entries = u64::MAX);
     e.each(
         [1u64, 2, MAX_HASHES],
-        |k| format!("hashes {k}"),
-        |f, k| f.links[0].hashes = k,
+        |k| format!("hashes {k} with its bpe"),
+        |f, k| {
+            f.links[0].hashes = k;
+            f.links[0].bpe = bpe_for(k);
+        },
     );
     e.each(
         [1e-300, 5e-324, 0.25, 0.4999999],
@@ -579,9 +583,10 @@ fn good_tiny_edits() -> Vec<(String, Edit<Filter>)> {
         |f, v| f.links[0].error = v,
     );
     // 11.5 bits per entry still gives 128 bits for 10 entries and k = ceil(0.693 * 11.5) = 8:
-    // another bpe consistent with the link as it is.
+    // another bpe consistent with the link as it is (so are 11.0 and 10.1). A bpe the hash
+    // count does not follow from is refused (RedisBloom refuses it in a header).
     e.each(
-        [11.5, 5e-324, f64::MIN_POSITIVE, 1e300, f64::MAX],
+        [11.5, 11.0, 10.1],
         |bpe| format!("bpe {bpe:e}"),
         |f, bpe| f.links[0].bpe = bpe,
     );
@@ -1167,10 +1172,19 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
         ("growth 3", Box::new(|h| h.growth = 3)),
         ("growth 32768", Box::new(|h| h.growth = MAX_GROWTH as u32)),
         ("options 13", Box::new(|h| h.options = NO_SCALING as u32)),
-        ("hashes 1", Box::new(|h| h.links[0].hashes = 1)),
         (
-            "hashes 1100",
-            Box::new(|h| h.links[0].hashes = MAX_HASHES as u32),
+            "hashes 1 with its bpe",
+            Box::new(|h| {
+                h.links[0].hashes = 1;
+                h.links[0].bpe = bpe_for(1);
+            }),
+        ),
+        (
+            "hashes 1100 with its bpe",
+            Box::new(|h| {
+                h.links[0].hashes = MAX_HASHES as u32;
+                h.links[0].bpe = bpe_for(MAX_HASHES);
+            }),
         ),
         ("error 1e-300", Box::new(|h| h.links[0].error = 1e-300)),
         (
@@ -1178,7 +1192,7 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
             Box::new(|h| h.links[0].error = 0.4999999),
         ),
         ("bpe 11.5", Box::new(|h| h.links[0].bpe = 11.5)),
-        ("bpe 1e300", Box::new(|h| h.links[0].bpe = 1e300)),
+        ("bpe 10.1", Box::new(|h| h.links[0].bpe = 10.1)),
         (
             "entries u64::MAX",
             Box::new(|h| h.links[0].entries = u64::MAX),

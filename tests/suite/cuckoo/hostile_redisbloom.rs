@@ -64,15 +64,12 @@ fn redisbloom_crash_inputs_are_error_replies() {
     let mut con = server.conn();
     let dump = witnesses(&mut con);
 
-    // A keyword as the last argument (RedisBloom reads past argv: SIGSEGV): its value is
-    // missing, a wrong number of arguments (checked before the word that is no option).
+    // A keyword as the last argument (RedisBloom reads past argv: 2.8 dies of SIGSEGV, 8
+    // mostly finds no number there): its value is missing, so it cannot be parsed (checked
+    // before the word that is no option, as RedisBloom checks options first).
     for keyword in ["BUCKETSIZE", "MAXITERATIONS", "EXPANSION"] {
         let args = ["CF.RESERVE", "k", "1000", "FOO", keyword];
-        expect_err(
-            &mut con,
-            &args,
-            "ERR wrong number of arguments for 'cf.reserve' command",
-        );
+        expect_err(&mut con, &args, &format!("Couldn't parse {keyword}"));
         assert!(!hostile::key_exists(&mut con, "k"), "{args:?} created k");
         check_witnesses(&mut server, &mut con, &dump, keyword);
     }

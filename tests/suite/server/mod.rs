@@ -11,6 +11,7 @@ mod cluster;
 mod durability;
 mod info;
 mod name_clash;
+mod redisbloom8;
 mod redisbloom_diff;
 mod redisbloom_live;
 mod replication_faults;

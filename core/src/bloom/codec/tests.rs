@@ -199,7 +199,11 @@ fn chunk_iterators_are_checked() {
         (4, 3, Ok(0)),
         (1, 0, Ok(0)),
     ] {
-        assert_eq!(scandump::chunk_start(iter, len), want, "iterator {iter}, {len} bytes");
+        assert_eq!(
+            scandump::chunk_start(iter, len),
+            want,
+            "iterator {iter}, {len} bytes"
+        );
     }
     assert_eq!(
         scandump::parse_load(2, b"x", LIMIT, false),

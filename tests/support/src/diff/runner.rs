@@ -313,7 +313,10 @@ impl Fuzzer {
                 let shown = resp::show_args(&args);
                 let (rb_text, rs_text) = (resp::render(&rb), resp::render(&rs));
                 let origin = self.origin_of(&args);
-                match self.rules.classify_from(&shown, &rb_text, &rs_text, &origin) {
+                match self
+                    .rules
+                    .classify_from(&shown, &rb_text, &rs_text, &origin)
+                {
                     Some(rule) => *self.stats.listed.entry(rule.id.clone()).or_default() += 1,
                     None => {
                         let kind = format!(
