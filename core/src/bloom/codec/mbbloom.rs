@@ -267,7 +267,9 @@ pub fn encode_header_meta(meta: &ChainMeta) -> Vec<u8> {
 }
 
 /// Parses and validates RedisBloom's SCANDUMP header: exactly `20 + 53 * nfilters` bytes.
-/// RedisBloom's `ln 2`, to the digits it uses (`hashes = ceil(LN2 * bpe)`).
+/// RedisBloom's `ln 2`, to the digits it writes (`hashes = ceil(LN2 * bpe)`): not `LN_2`,
+/// whose last digits could round a product the other way.
+#[allow(clippy::approx_constant)]
 const LN2: f64 = 0.693147180559945;
 
 pub fn decode_header(bytes: &[u8], limit: u64) -> Result<ChainMeta> {
