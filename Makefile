@@ -10,6 +10,7 @@
 #   make lint          rustfmt and clippy, warnings are errors
 #   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
+#   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
 #   make clean         cargo clean: all of target/, the servers in target/servers/ included
 #
 # More on some of them:
@@ -20,6 +21,10 @@
 #   test-servers  SERVERS="redis-8.2 valkey-9.1" picks some; logs in target/servers/<name>.log
 #   test-guava    installs default-jdk-headless and libguava-java with apt if missing; the Java
 #                 side is tools/guava/GuavaProbe.java
+#   fuzz-diff     STEPS (default 200000) random commands to RedisBloom 2.8.2 and rsbloom on Redis
+#                 7.4.1, SEED (default 1); DIFF_RB_SERVER=/path/redis-server and
+#                 DIFF_RB_MODULE=/path/redisbloom.so compare with another build (rsbloom then runs
+#                 on that server too). Exits 1 on divergences docs/differences.txt does not list
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -35,7 +40,7 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 help:
 	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: build run deps test test-slow lint bench fuzz deps-build deps-server clean
+.PHONY: build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -59,7 +64,7 @@ test: deps
 # Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := server::name_clash:: server::redisbloom_live:: server::slot_migration:: server::info::active_defragmentation_
+PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets
@@ -101,6 +106,16 @@ fuzz:
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
 		$(CARGO) fuzz run $$t -s none -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
+
+# The differential fuzzer (tests/support/src/diff/, run by the fuzz_diff program of the test
+# support crate): counts, each unlisted kind of divergence with a reduced sequence, and
+# RedisBloom's crashes, on stdout and in target/fuzz-diff/report.txt.
+STEPS ?= 200000
+SEED  ?= 1
+fuzz-diff: deps
+	$(CARGO) build --release
+	$(CARGO) build --release -p rsbloom-test-support --bin fuzz_diff
+	DIFF_STEPS=$(STEPS) DIFF_SEED=$(SEED) target/release/fuzz_diff
 
 # bindgen (inside the redis-module crate) needs libclang and its headers.
 deps-build:

@@ -32,9 +32,12 @@ pub const CF_MAX_BUCKET_SIZE: i64 = cuckoo::meta::MAX_BUCKET_SIZE as i64;
 pub const CF_MAX_ITERATIONS: i64 = u16::MAX as i64;
 pub const CF_MAX_EXPANSION: i64 = cuckoo::filter::MAX_EXPANSION as i64;
 pub const CF_MAX_EXPANSIONS_LIMIT: i64 = cuckoo::meta::MAX_FILTERS as i64;
-/// The largest initial size: 2^56 - 1 buckets of the largest bucket size is beyond any
-/// size limit anyway; this keeps the product in range.
-pub const CF_MAX_INITIAL_SIZE: i64 = 1 << 62;
+/// The largest initial sizes, RedisBloom 8's (as its commands' capacity limits).
+pub const MAX_INITIAL_SIZE: i64 = 1 << 30;
+pub const CF_MAX_INITIAL_SIZE: i64 = 1 << 30;
+/// The smallest cuckoo initial size (RedisBloom 8's: twice its smallest default bucket
+/// size).
+pub const CF_MIN_INITIAL_SIZE: i64 = 4;
 
 /// The error rate of implicitly created filters, stored as the bits of an `f64`.
 pub struct ErrorRate(AtomicU64);
@@ -227,7 +230,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
             }
             "initial-size" => {
-                let v = parse_int(name, value, 1, i64::MAX)?;
+                let v = parse_int(name, value, 1, MAX_INITIAL_SIZE)?;
                 INITIAL_SIZE.store(v, Ordering::Relaxed);
             }
             "expansion-factor" => {
@@ -253,7 +256,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 CF_BUCKET_SIZE.store(v, Ordering::Relaxed);
             }
             "cf-initial-size" => {
-                let v = parse_int(name, value, 2, CF_MAX_INITIAL_SIZE)?;
+                let v = parse_int(name, value, CF_MIN_INITIAL_SIZE, CF_MAX_INITIAL_SIZE)?;
                 CF_INITIAL_SIZE.store(v, Ordering::Relaxed);
             }
             "cf-max-iterations" => {

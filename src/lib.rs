@@ -62,12 +62,12 @@ redis_module! {
     init: init,
     configurations: [
         i64: [
-            ["initial-size", &INITIAL_SIZE, config::DEFAULT_INITIAL_SIZE, 1, i64::MAX, ConfigurationFlags::DEFAULT, None],
+            ["initial-size", &INITIAL_SIZE, config::DEFAULT_INITIAL_SIZE, 1, config::MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
             ["expansion-factor", &EXPANSION, config::DEFAULT_EXPANSION, 0, rsbloom_core::bloom::meta::MAX_EXPANSION as i64, ConfigurationFlags::DEFAULT, None],
             ["max-filter-bytes", &MAX_FILTER_BYTES, config::DEFAULT_MAX_FILTER_BYTES, config::MIN_BYTES, config::MAX_FILTER_BYTES_LIMIT, ConfigurationFlags::DEFAULT, None],
             ["chunk-bytes", &CHUNK_BYTES, config::DEFAULT_CHUNK_BYTES, config::MIN_BYTES, config::MAX_CHUNK_BYTES, ConfigurationFlags::DEFAULT, None],
             ["cf-bucket-size", &CF_BUCKET_SIZE, config::DEFAULT_CF_BUCKET_SIZE, 1, config::CF_MAX_BUCKET_SIZE, ConfigurationFlags::DEFAULT, None],
-            ["cf-initial-size", &CF_INITIAL_SIZE, config::DEFAULT_CF_INITIAL_SIZE, 2, config::CF_MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
+            ["cf-initial-size", &CF_INITIAL_SIZE, config::DEFAULT_CF_INITIAL_SIZE, config::CF_MIN_INITIAL_SIZE, config::CF_MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
             ["cf-max-iterations", &CF_MAX_ITERATIONS_CONFIG, config::DEFAULT_CF_MAX_ITERATIONS, 1, config::CF_MAX_ITERATIONS, ConfigurationFlags::DEFAULT, None],
             ["cf-expansion-factor", &CF_EXPANSION, config::DEFAULT_CF_EXPANSION, 0, config::CF_MAX_EXPANSION, ConfigurationFlags::DEFAULT, None],
             ["cf-max-expansions", &CF_MAX_EXPANSIONS, config::DEFAULT_CF_MAX_EXPANSIONS, 1, config::CF_MAX_EXPANSIONS_LIMIT, ConfigurationFlags::DEFAULT, None],

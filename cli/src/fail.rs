@@ -21,7 +21,8 @@ impl fmt::Display for Fail {
 
 impl From<redis::RedisError> for Fail {
     fn from(e: redis::RedisError) -> Fail {
-        // The server's own text (`ERR received bad data: ...`) is the useful part.
+        // The server's own text (`ERR filter would need ...`, `ERR Bad data format`) is the
+        // useful part.
         match (e.code(), e.detail()) {
             (Some(code), Some(detail)) => Fail(format!("server: {code} {detail}")),
             _ => Fail(format!("redis: {e}")),

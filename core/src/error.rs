@@ -15,15 +15,15 @@ pub enum Error {
     WrongType,
     NotFound,
     ItemExists,
-    UnknownOption(String),
-    OptionNeedsValue(&'static str),
+    /// A word that is not an option here (kept as bytes: it is echoed escaped).
+    UnknownOption(Vec<u8>),
     /// A create or a growth would take the filter over its size limit.
     TooLarge {
         needed: u64,
         limit: u64,
     },
-    BadIterator,
-    /// Persistence or LOADCHUNK data that does not fit the format or the filter.
+    /// Persistence or import data that does not fit the format or the filter; the text says
+    /// where (LOADCHUNK replies RedisBloom's [`Error::ReceivedBadData`] and logs this).
     BadData(String),
     /// A valid request this filter cannot serve (for example exporting to a format that
     /// cannot hold it); the text says why.
@@ -31,31 +31,54 @@ pub enum Error {
     /// A bug caught at the module boundary (a panic); the server keeps running.
     Internal,
 
-    // Bloom filters (BF.*).
+    // Bloom filters (BF.*), RedisBloom 8's texts.
+    /// BF.RESERVE's error rate is not a number.
     BadErrorRate,
     ErrorRateRange,
     BadCapacity,
     CapacityRange,
     BadExpansion,
+    /// BF.RESERVE's EXPANSION is its last word.
+    NoExpansion,
     ExpansionRange,
     NonScalingCannotExpand,
+    /// BF.INSERT's ERROR is not a number or out of range.
+    InsertBadErrorRate,
+    /// BF.INSERT's EXPANSION is not a number or out of range.
+    InsertBadExpansion,
+    /// BF.INSERT's CAPACITY (also CF.RESERVE's and CF.INSERT's capacity) is not an integer,
+    /// or for BF.INSERT out of range.
+    InsertBadCapacity,
+    /// A BF.INSERT / CF.INSERT option no letter test fits.
+    UnknownArgument,
     /// A non-scaling filter at its capacity.
     Full,
-    UnknownInfoField(String),
+    InvalidInfoField,
+    /// BF.SCANDUMP's iterator is not an integer.
+    ScanDumpNotNumeric,
+    /// BF.LOADCHUNK's iterator is not an integer.
+    LoadChunkNotNumeric,
+    /// A BF.LOADCHUNK header or chunk refused (the reason goes to the server log).
+    ReceivedBadData,
+    /// A BF.LOADCHUNK chunk that starts outside the filter.
+    InvalidOffset,
+    /// A BF.LOADCHUNK chunk that runs past the end of its layer.
+    ChunkTooBig,
 
     // Cuckoo filters (CF.*).
-    /// CF.RESERVE's capacity or CF.INSERT's CAPACITY is not an integer.
-    CfBadCapacity,
-    /// Capacity below twice the bucket size (CF.INSERT: below 4).
-    CfCapacityTooSmall,
+    /// CF.RESERVE's capacity below twice the bucket size or above 2^30.
+    CfCapacityRange,
+    /// CF.INSERT's CAPACITY below 4 or above 2^30.
+    CfInsertCapacityRange,
+    /// A filter CF.INSERT / CF.ADD would create with the configured bucket size does not fit
+    /// its capacity.
+    CfCannotCreateFilter,
     CfBadBucketSize,
     CfBucketSizeRange,
     CfBadMaxIterations,
     CfMaxIterationsRange,
     CfBadExpansion,
     CfExpansionRange,
-    /// A CF.INSERT option whose first letter is not c, n or i.
-    CfUnknownArgument,
     /// A new filter would have more than 2^56 - 1 buckets.
     CfTooManyBuckets,
     /// The filter has as many sub-filters as it may have.
@@ -89,44 +112,60 @@ impl fmt::Display for Error {
             }
             Error::NotFound => f.write_str("ERR not found"),
             Error::ItemExists => f.write_str("ERR item exists"),
-            Error::UnknownOption(opt) => write!(f, "ERR unknown option '{opt}'"),
-            Error::OptionNeedsValue(opt) => write!(f, "ERR {opt} needs a value"),
+            Error::UnknownOption(word) => write!(f, "ERR unknown option '{}'", escaped(word)),
             Error::TooLarge { needed, limit } => write!(
                 f,
                 "ERR filter would need {needed} bytes, over bf.max-filter-bytes ({limit})"
             ),
-            Error::BadIterator => f.write_str("ERR bad iterator"),
             Error::BadData(what) => write!(f, "ERR received bad data: {what}"),
             Error::Unsupported(why) => write!(f, "ERR {why}"),
             Error::Internal => {
                 f.write_str("ERR internal error in the bf module (see the server log)")
             }
-            // Bloom filters.
+            // Bloom filters: RedisBloom 8's texts, some without an error code.
             Error::BadErrorRate => f.write_str("ERR bad error rate"),
-            Error::ErrorRateRange => f.write_str("ERR error rate must be in the range (0, 1)"),
+            Error::ErrorRateRange => {
+                f.write_str("ERR error rate must be in the range (0.000000, 1.000000)")
+            }
             Error::BadCapacity => f.write_str("ERR bad capacity"),
-            Error::CapacityRange => f.write_str("ERR capacity must be at least 1"),
+            Error::CapacityRange => {
+                f.write_str("ERR capacity must be in the range [1, 1073741824]")
+            }
             Error::BadExpansion => f.write_str("ERR bad expansion"),
+            Error::NoExpansion => f.write_str("ERR no expansion"),
             Error::ExpansionRange => f.write_str("ERR expansion must be in the range [0, 32768]"),
-            Error::NonScalingCannotExpand => f.write_str("ERR NONSCALING filters cannot expand"),
+            Error::NonScalingCannotExpand => f.write_str("Nonscaling filters cannot expand"),
+            Error::InsertBadErrorRate => f.write_str("Bad error rate"),
+            Error::InsertBadExpansion => f.write_str("Bad expansion"),
+            Error::InsertBadCapacity => f.write_str("Bad capacity"),
+            Error::UnknownArgument => f.write_str("Unknown argument received"),
             Error::Full => f.write_str("ERR non scaling filter is full"),
-            Error::UnknownInfoField(field) => write!(f, "ERR unknown INFO field '{field}'"),
-            // Cuckoo filters: RedisBloom's texts, most of them without an error code.
-            Error::CfBadCapacity => f.write_str("Bad capacity"),
-            Error::CfCapacityTooSmall => f.write_str("Capacity must be at least (BucketSize * 2)"),
+            Error::InvalidInfoField => f.write_str("Invalid information value"),
+            Error::ScanDumpNotNumeric => f.write_str("Second argument must be numeric"),
+            Error::LoadChunkNotNumeric => f.write_str("ERR Second argument must be numeric"),
+            Error::ReceivedBadData => f.write_str("ERR received bad data"),
+            Error::InvalidOffset => f.write_str("ERR invalid offset - no link found"),
+            Error::ChunkTooBig => f.write_str("ERR invalid chunk - Too big for current filter"),
+            // Cuckoo filters: RedisBloom 8's texts, most of them without an error code.
+            Error::CfCapacityRange => {
+                f.write_str("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]")
+            }
+            Error::CfInsertCapacityRange => {
+                f.write_str("Capacity must be in the range [cf-bucket-size * 2, 1073741824]")
+            }
+            Error::CfCannotCreateFilter => f.write_str("ERR Could not create filter"),
             Error::CfBadBucketSize => f.write_str("Couldn't parse BUCKETSIZE"),
             Error::CfBucketSizeRange => {
-                f.write_str("BUCKETSIZE: value must be an integer between 1 and 255, inclusive.")
+                f.write_str("BUCKETSIZE: value must be in the range [1, 255]")
             }
             Error::CfBadMaxIterations => f.write_str("Couldn't parse MAXITERATIONS"),
-            Error::CfMaxIterationsRange => f.write_str(
-                "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
-            ),
+            Error::CfMaxIterationsRange => {
+                f.write_str("MAXITERATIONS: value must be in the range [1, 65535]")
+            }
             Error::CfBadExpansion => f.write_str("Couldn't parse EXPANSION"),
             Error::CfExpansionRange => {
-                f.write_str("EXPANSION: value must be an integer between 0 and 32768, inclusive.")
+                f.write_str("EXPANSION: value must be in the range [0, 32768]")
             }
-            Error::CfUnknownArgument => f.write_str("Unknown argument received"),
             Error::CfTooManyBuckets => f.write_str("ERR Insufficient memory to create filter"),
             Error::CfMaxExpansions => f.write_str("Maximum expansions reached"),
             Error::CfFull => f.write_str("Filter is full"),
@@ -153,6 +192,20 @@ pub fn check_limit(needed: u64, limit: u64) -> Result<()> {
         return Err(Error::TooLarge { needed, limit });
     }
     Ok(())
+}
+
+/// A word as printable ASCII: other bytes, the quote and the backslash as `\xNN` (an error
+/// reply is one line of text, and C strings end at a NUL).
+fn escaped(word: &[u8]) -> String {
+    let mut out = String::with_capacity(word.len());
+    for &b in word {
+        match b {
+            b'\\' | b'\'' => out.push_str(&format!("\\x{b:02x}")),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
 }
 
 /// Builds a [`Error::BadData`] from anything printable.

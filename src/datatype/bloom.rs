@@ -120,7 +120,8 @@ impl<F: Format> ValueType for BloomType<F> {
     /// The SCANDUMP steps from the header on.
     fn chunks(chain: &Chain, max_chunk: u64, emit: &mut dyn FnMut(i64, &[u8])) {
         let mut iter = 0i64;
-        while let Ok((next, data)) = scandump::dump_step(chain, iter, max_chunk) {
+        loop {
+            let (next, data) = scandump::dump_step(chain, iter, max_chunk);
             if next == 0 {
                 break;
             }

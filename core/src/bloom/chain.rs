@@ -67,6 +67,17 @@ impl Chain {
         Ok(chain)
     }
 
+    /// Records `growth` as a non-scaling RedisBloom filter's idle growth factor: RedisBloom
+    /// keeps the expansion in effect at creation (the option, or its default; 0 after
+    /// `EXPANSION 0`) in the filter's bytes although it never grows. Scaling filters and
+    /// Guava's format keep their expansion.
+    pub fn with_idle_growth(mut self, growth: u32) -> Chain {
+        if self.scheme == Scheme::RedisBloom && self.expansion == 0 {
+            self.growth = growth;
+        }
+        self
+    }
+
     /// Rebuilds a filter from validated parameters with all bits clear; the caller fills
     /// the bits in (RDB load, LOADCHUNK).
     pub fn from_meta(meta: &ChainMeta, limit: u64) -> Result<Chain> {

@@ -3,7 +3,7 @@
 
 use super::Chain;
 use crate::chunk_offset;
-use crate::error::{bad_data, Result};
+use crate::error::{bad_data, Error, Result};
 
 impl Chain {
     /// The layer holding data byte `offset`, and the offset within it.
@@ -22,15 +22,10 @@ impl Chain {
 
     /// Writes a chunk of data at `offset`; it must lie inside one layer.
     pub fn write_chunk(&mut self, offset: u64, data: &[u8]) -> Result<()> {
-        if data.is_empty() {
-            return Err(bad_data("empty chunk"));
-        }
-        let (i, within) = self
-            .locate(offset)
-            .ok_or_else(|| bad_data("chunk offset past the end of the filter"))?;
+        let (i, within) = self.locate(offset).ok_or(Error::InvalidOffset)?;
         let layer = &mut self.layers[i];
         if data.len() as u64 > layer.bytes() - within {
-            return Err(bad_data("chunk crosses the end of a layer"));
+            return Err(Error::ChunkTooBig);
         }
         layer.write_bytes(within, data);
         Ok(())
@@ -89,7 +84,7 @@ mod tests {
         let len = c.data_len();
         assert!(c.write_chunk(len, &[1]).is_err());
         assert!(c.write_chunk(len - 1, &[1, 2]).is_err());
-        assert!(c.write_chunk(0, &[]).is_err());
+        assert!(c.write_chunk(0, &[]).is_ok());
         assert!(c.write_chunk(len - 1, &[1]).is_ok());
     }
 }

@@ -9,6 +9,11 @@ use crate::error::{bad_data, check_limit, Result};
 
 /// Largest accepted expansion factor.
 pub const MAX_EXPANSION: u32 = 32768;
+/// The largest capacity BF.RESERVE and BF.INSERT take (RedisBloom 8's `bf-initial-size`
+/// range).
+pub const MAX_CAPACITY: u64 = 1 << 30;
+/// Error rates above this are lowered to it when a filter is created (RedisBloom 8).
+pub const ERROR_RATE_CAP: f64 = 0.25;
 
 /// A layer's parameters without its bits: what persistence formats carry.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,7 +85,13 @@ impl ChainMeta {
         if self.expansion == 0 && self.layers.len() != 1 {
             return Err(bad_data("non-scaling filter with more than one layer"));
         }
-        if self.scheme == Scheme::RedisBloom && !(1..=MAX_EXPANSION).contains(&self.growth) {
+        // A non-scaling RedisBloom filter records the expansion in effect when it was made
+        // (0 after `EXPANSION 0`) and never reads it.
+        let scaling = self.expansion != 0;
+        if self.scheme == Scheme::RedisBloom
+            && scaling
+            && !(1..=MAX_EXPANSION).contains(&self.growth)
+        {
             return Err(bad_data("growth out of range"));
         }
         let mut data_bytes = 0u64;

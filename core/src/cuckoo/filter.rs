@@ -86,7 +86,7 @@ impl CuckooFilter {
             return Err(Error::CfExpansionRange);
         }
         if capacity < 2 * bucket_size as u64 {
-            return Err(Error::CfCapacityTooSmall);
+            return Err(Error::CfCannotCreateFilter);
         }
         let num_buckets = (capacity / bucket_size as u64)
             .checked_next_power_of_two()

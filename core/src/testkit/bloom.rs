@@ -93,7 +93,7 @@ pub fn loadchunk_session(data: &[u8]) {
     };
     let header_len = u16::from_le_bytes(*len) as usize;
     let (head, mut rest) = rest.split_at(header_len.min(rest.len()));
-    let mut chain = match scandump::parse_load(1, head, LIMIT) {
+    let mut chain = match scandump::parse_load(1, head, LIMIT, false) {
         Ok(Load::Header(meta)) => match Chain::from_meta(&meta, LIMIT) {
             Ok(chain) => chain,
             Err(_) => return,
@@ -106,7 +106,7 @@ pub fn loadchunk_session(data: &[u8]) {
         let body = &rest[10..];
         let (chunk, tail) = body.split_at(len.min(body.len()));
         rest = tail;
-        match scandump::parse_load(iter, chunk, LIMIT) {
+        match scandump::parse_load(iter, chunk, LIMIT, true) {
             Ok(Load::Data { offset, data }) => {
                 let before = chain.data_len();
                 if chain.write_chunk(offset, data).is_ok() {

@@ -138,6 +138,12 @@ fn strict_int(arg: &[u8]) -> Option<i64> {
     }
 }
 
+/// A text RedisBloom 2.8 replied where rsbloom follows RedisBloom 8's wording (listed in
+/// docs/differences.txt); this model replays 2.8's sessions, so it answers 2.8's text.
+fn rb28(text: &str) -> Resp {
+    Resp::Error(text.into())
+}
+
 fn err(e: Error) -> Resp {
     Resp::Error(e.to_string())
 }
@@ -231,7 +237,7 @@ impl Server {
                 if argc < 3 || argc.is_multiple_of(2) {
                     return Err(arity());
                 }
-                let capacity = strict_int(&argv[2]).ok_or(err(Error::CfBadCapacity))?;
+                let capacity = strict_int(&argv[2]).ok_or(err(Error::InsertBadCapacity))?;
                 // Each keyword anywhere in argv (the key included), the word after it.
                 let option = |word: &str| {
                     (1..argc)
@@ -245,7 +251,7 @@ impl Server {
                         None => Ok(default),
                         Some(v) => match strict_int(&v) {
                             None => Err(err(bad)),
-                            Some(v) if !range.contains(&v) => Err(err(out)),
+                            Some(v) if !range.contains(&v) => Err(rb28(out)),
                             Some(v) => Ok(v),
                         },
                     };
@@ -254,24 +260,24 @@ impl Server {
                     20,
                     1..=65535,
                     Error::CfBadMaxIterations,
-                    Error::CfMaxIterationsRange,
+                    "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
                 )?;
                 let bucket_size = ranged(
                     "BUCKETSIZE",
                     2,
                     1..=255,
                     Error::CfBadBucketSize,
-                    Error::CfBucketSizeRange,
+                    "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.",
                 )?;
                 let expansion = ranged(
                     "EXPANSION",
                     1,
                     0..=32768,
                     Error::CfBadExpansion,
-                    Error::CfExpansionRange,
+                    "EXPANSION: value must be an integer between 0 and 32768, inclusive.",
                 )?;
                 if capacity < 2 * bucket_size {
-                    return Err(err(Error::CfCapacityTooSmall));
+                    return Err(rb28("Capacity must be at least (BucketSize * 2)"));
                 }
                 if self.cf(&key)?.is_some() {
                     return Err(err(Error::ItemExists));
@@ -310,9 +316,9 @@ impl Server {
                     match argv[i].first().map(u8::to_ascii_lowercase) {
                         Some(b'c') => {
                             let v = argv.get(i + 1).ok_or_else(arity)?;
-                            let c = strict_int(v).ok_or(err(Error::CfBadCapacity))?;
+                            let c = strict_int(v).ok_or(err(Error::InsertBadCapacity))?;
                             if c < 4 {
-                                return Err(err(Error::CfCapacityTooSmall));
+                                return Err(rb28("Capacity must be at least (BucketSize * 2)"));
                             }
                             capacity = Some(c as u64);
                             i += 2;
@@ -325,7 +331,7 @@ impl Server {
                             items = Some(&argv[i + 1..]);
                             break;
                         }
-                        _ => return Err(err(Error::CfUnknownArgument)),
+                        _ => return Err(err(Error::UnknownArgument)),
                     }
                 }
                 let items = items.filter(|i| !i.is_empty()).ok_or_else(arity)?;

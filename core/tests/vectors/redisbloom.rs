@@ -55,7 +55,8 @@ fn items(name: &str, info: &Value) -> Vec<Vec<u8>> {
 fn load_scandump(steps: &[(i64, Vec<u8>)]) -> Chain {
     let mut chain = None;
     for (iter, data) in steps.iter().filter(|(it, _)| *it != 0) {
-        match scandump::parse_load(*iter, data, NO_LIMIT).expect("chunk accepted") {
+        match scandump::parse_load(*iter, data, NO_LIMIT, chain.is_some()).expect("chunk accepted")
+        {
             Load::Header(meta) => chain = Some(Chain::from_meta(&meta, NO_LIMIT).unwrap()),
             Load::Data { offset, data } => {
                 let c = chain.as_mut().expect("header first");
@@ -71,7 +72,7 @@ fn dump(chain: &Chain) -> Vec<(i64, Vec<u8>)> {
     let mut steps = Vec::new();
     let mut iter = 0;
     loop {
-        let (next, data) = scandump::dump_step(chain, iter, CHUNK).expect("step");
+        let (next, data) = scandump::dump_step(chain, iter, CHUNK);
         steps.push((next, data));
         if next == 0 {
             return steps;

@@ -4,11 +4,10 @@ use rsbloom_core::bloom::batch::hash_all;
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
-use super::options::{self, Shape};
+use super::options::{self, Creation};
 use super::replicate_creation;
 use crate::commands::argv::Arg;
 use crate::commands::key::open_write;
-use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
@@ -17,7 +16,7 @@ use crate::config;
 /// find their filter), with INSERT's options over them, or not at all (INSERT NOCREATE).
 enum Create {
     Defaults,
-    With(config::Defaults),
+    With(Creation),
     Never,
 }
 
@@ -45,13 +44,12 @@ fn add_items(
     let (mut chain, created) = match key.write::<Chain>()? {
         Some(chain) => (chain, false),
         None => {
-            let c = match create {
-                Create::Defaults => config::defaults(),
-                Create::With(c) => c,
+            let new = match create {
+                Create::Defaults => Creation::defaults(),
+                Create::With(new) => new,
                 Create::Never => return Err(Error::NotFound),
             };
-            let chain = Chain::create(c.scheme, c.error_rate, c.capacity, c.expansion, limit)?;
-            (key.store(chain)?, true)
+            (key.store(new.create(limit)?)?, true)
         }
     };
     let mut outcome = Outcome {
@@ -141,44 +139,33 @@ pub fn madd(call: &Call) -> Result<Reply> {
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
+///
+/// RedisBloom 8's loop: options by their letters, each value checked as it comes, the last
+/// of a repeated option kept; NONSCALING with an EXPANSION is non-scaling (no conflict, as
+/// in RedisBloom), EXPANSION 0 too.
 pub fn insert(call: &Call) -> Result<Reply> {
-    let argv = call.args;
-    let mut create = config::defaults();
-    let mut shape = Shape::default();
+    let mut new = Creation::defaults();
     let mut nocreate = false;
-    let mut first_item = None;
-    let mut i = 2;
-    while i < argv.len() {
-        match keyword(&argv[i]).as_str() {
-            "CAPACITY" => {
-                create.capacity = options::capacity(value_of(argv, i, "CAPACITY")?)?;
-                i += 1;
+    let first_item = options::INSERT.run(
+        call.args,
+        2,
+        || call.wrong_arity(),
+        |name, value| {
+            let value = || value.ok_or(Error::Internal);
+            match name {
+                "ERROR" => new.error_rate = options::insert_error_rate(value()?)?,
+                "EXPANSION" => new.expansion = options::insert_expansion(value()?)?,
+                "CAPACITY" => new.capacity = options::insert_capacity(value()?)?,
+                "NOCREATE" => nocreate = true,
+                _ => new.nonscaling = true,
             }
-            "ERROR" => {
-                create.error_rate = options::error_rate(value_of(argv, i, "ERROR")?)?;
-                i += 1;
-            }
-            "EXPANSION" => {
-                shape.expansion = Some(options::expansion(value_of(argv, i, "EXPANSION")?)?);
-                i += 1;
-            }
-            "NOCREATE" => nocreate = true,
-            "NONSCALING" => shape.nonscaling = true,
-            "ITEMS" => {
-                first_item = Some(i + 1);
-                break;
-            }
-            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
-        }
-        i += 1;
-    }
-    let first_item = first_item
-        .filter(|&f| f < argv.len())
-        .ok_or_else(|| call.wrong_arity())?;
-    create.expansion = shape.expansion(create.expansion)?;
+            Ok(())
+        },
+    )?;
+    new.nonscaling |= new.expansion == 0;
     let create = match nocreate {
         true => Create::Never,
-        false => Create::With(create),
+        false => Create::With(new),
     };
     add_all(call, first_item, create)
 }

@@ -1,4 +1,5 @@
-//! BF.EXISTS and BF.MEXISTS. A missing key answers 0 for every item.
+//! BF.EXISTS and BF.MEXISTS. As in RedisBloom, a missing key or a key of another type
+//! answers 0 for every item.
 
 use rsbloom_core::bloom::batch::hash_all;
 use rsbloom_core::bloom::Chain;
@@ -14,7 +15,7 @@ use crate::config;
 fn exists_all(call: &Call) -> Result<Vec<bool>> {
     let items = &call.args[2..];
     let key = open_read(call);
-    Ok(match key.read::<Chain>()? {
+    Ok(match key.read::<Chain>().unwrap_or(None) {
         Some(chain) => {
             let hashes = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
             chain.contains_batch(&hashes, config::batch_prefetch())
@@ -27,7 +28,8 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
 pub fn exists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let found = key
-        .read::<Chain>()?
+        .read::<Chain>()
+        .unwrap_or(None)
         .is_some_and(|c| c.contains(call.args[2].as_slice()));
     Ok(Reply::Bool(found))
 }

@@ -3,8 +3,8 @@
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
+use crate::commands::grammar;
 use crate::commands::key::open_read;
-use crate::commands::parse::keyword;
 use crate::commands::reply::{format_g, resp3, Reply};
 use crate::commands::Call;
 
@@ -35,11 +35,10 @@ pub fn info(call: &Call) -> Result<Reply> {
     let selected: Vec<_> = match call.args.get(2) {
         None => FIELDS.to_vec(),
         Some(arg) => {
-            let wanted = keyword(arg);
             let field = FIELDS
                 .iter()
-                .find(|(kw, _)| *kw == wanted)
-                .ok_or_else(|| Error::UnknownInfoField(arg.to_string_lossy()))?;
+                .find(|(kw, _)| grammar::is(arg, kw))
+                .ok_or(Error::InvalidInfoField)?;
             vec![*field]
         }
     };

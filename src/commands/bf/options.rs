@@ -1,60 +1,158 @@
-//! The BF commands' option values, mapped to the error table.
+//! The BF commands' options and option values, read as RedisBloom 8 reads them, and the
+//! filter they describe.
 
-use rsbloom_core::bloom::meta::MAX_EXPANSION;
+use rsbloom_core::bloom::meta::{ERROR_RATE_CAP, MAX_CAPACITY, MAX_EXPANSION};
+use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::error::{Error, Result};
 
 use crate::commands::argv::Arg;
-use crate::commands::parse::text;
+use crate::commands::grammar::{self, Dispatch, Opt};
+use crate::config;
 
-/// An error rate in (0, 1).
-pub fn error_rate(arg: &Arg) -> Result<f64> {
-    let p: f64 = text(arg)
-        .and_then(|t| t.parse().ok())
-        .filter(|p: &f64| !p.is_nan())
-        .ok_or(Error::BadErrorRate)?;
-    if p > 0.0 && p < 1.0 {
-        Ok(p)
-    } else {
-        Err(Error::ErrorRateRange)
-    }
+/// BF.RESERVE's options (looked up by name).
+pub const RESERVE: &[Opt] = &[
+    Opt {
+        name: "EXPANSION",
+        takes_value: true,
+        letters: &[],
+    },
+    Opt {
+        name: "NONSCALING",
+        takes_value: false,
+        letters: &[],
+    },
+];
+
+/// BF.INSERT's options, told apart by RedisBloom's letters (ERROR before EXPANSION,
+/// NOCREATE before NONSCALING).
+pub const INSERT: Dispatch = Dispatch {
+    options: &[
+        Opt {
+            name: "ITEMS",
+            takes_value: false,
+            letters: &[(0, b'i')],
+        },
+        Opt {
+            name: "ERROR",
+            takes_value: true,
+            letters: &[(0, b'e'), (1, b'r')],
+        },
+        Opt {
+            name: "EXPANSION",
+            takes_value: true,
+            letters: &[(0, b'e')],
+        },
+        Opt {
+            name: "CAPACITY",
+            takes_value: true,
+            letters: &[(0, b'c')],
+        },
+        Opt {
+            name: "NOCREATE",
+            takes_value: false,
+            letters: &[(0, b'n'), (2, b'c')],
+        },
+        Opt {
+            name: "NONSCALING",
+            takes_value: false,
+            letters: &[(0, b'n')],
+        },
+    ],
+    unknown: Error::UnknownArgument,
+};
+
+fn rate_in_range(p: f64) -> bool {
+    p > 0.0 && p < 1.0
 }
 
-/// A capacity of at least 1.
-pub fn capacity(arg: &Arg) -> Result<u64> {
-    let n: i64 = text(arg)
-        .and_then(|t| t.parse().ok())
-        .ok_or(Error::BadCapacity)?;
-    u64::try_from(n)
-        .ok()
-        .filter(|&n| n >= 1)
+fn capacity_in_range(n: i64) -> bool {
+    (1..=MAX_CAPACITY as i64).contains(&n)
+}
+
+fn expansion_in_range(n: i64) -> bool {
+    (0..=MAX_EXPANSION as i64).contains(&n)
+}
+
+/// BF.RESERVE's error rate.
+pub fn reserve_error_rate(arg: &Arg) -> Result<f64> {
+    let p = grammar::double(arg).ok_or(Error::BadErrorRate)?;
+    rate_in_range(p).then_some(p).ok_or(Error::ErrorRateRange)
+}
+
+/// BF.RESERVE's capacity.
+pub fn reserve_capacity(arg: &Arg) -> Result<u64> {
+    let n = grammar::integer(arg).ok_or(Error::BadCapacity)?;
+    capacity_in_range(n)
+        .then_some(n as u64)
         .ok_or(Error::CapacityRange)
 }
 
-/// An expansion factor in [0, 32768]; 0 means non-scaling.
-pub fn expansion(arg: &Arg) -> Result<u32> {
-    let n: i64 = text(arg)
-        .and_then(|t| t.parse().ok())
-        .ok_or(Error::BadExpansion)?;
-    u32::try_from(n)
-        .ok()
-        .filter(|&n| n <= MAX_EXPANSION)
+/// BF.RESERVE's EXPANSION value (its range is checked after NONSCALING's conflict).
+pub fn reserve_expansion(arg: &Arg) -> Result<i64> {
+    grammar::integer(arg).ok_or(Error::BadExpansion)
+}
+
+/// BF.RESERVE's EXPANSION once parsed: in range, or the range error.
+pub fn expansion_checked(n: i64) -> Result<u32> {
+    expansion_in_range(n)
+        .then_some(n as u32)
         .ok_or(Error::ExpansionRange)
 }
 
-/// Options shared by RESERVE and INSERT that shape a new filter.
-#[derive(Debug, Default)]
-pub struct Shape {
-    pub expansion: Option<u32>,
+/// BF.INSERT's values: one error each, for a bad word or a value out of range.
+pub fn insert_error_rate(arg: &Arg) -> Result<f64> {
+    grammar::double(arg)
+        .filter(|&p| rate_in_range(p))
+        .ok_or(Error::InsertBadErrorRate)
+}
+
+pub fn insert_capacity(arg: &Arg) -> Result<u64> {
+    grammar::integer(arg)
+        .filter(|&n| capacity_in_range(n))
+        .map(|n| n as u64)
+        .ok_or(Error::InsertBadCapacity)
+}
+
+pub fn insert_expansion(arg: &Arg) -> Result<u32> {
+    grammar::integer(arg)
+        .filter(|&n| expansion_in_range(n))
+        .map(|n| n as u32)
+        .ok_or(Error::InsertBadExpansion)
+}
+
+/// A filter to create: the configured defaults with the command's options over them.
+#[derive(Debug, Clone, Copy)]
+pub struct Creation {
+    pub scheme: Scheme,
+    pub error_rate: f64,
+    pub capacity: u64,
+    /// The expansion in effect: recorded even by a non-scaling filter, as RedisBloom does.
+    pub expansion: u32,
     pub nonscaling: bool,
 }
 
-impl Shape {
-    /// The expansion to create with: 0 for NONSCALING, else the option or the default.
-    pub fn expansion(&self, default: u32) -> Result<u32> {
-        match (self.nonscaling, self.expansion) {
-            (true, Some(e)) if e != 0 => Err(Error::NonScalingCannotExpand),
-            (true, _) => Ok(0),
-            (false, e) => Ok(e.unwrap_or(default)),
+impl Creation {
+    /// The configured defaults (an expansion of 0 means non-scaling).
+    pub fn defaults() -> Creation {
+        let d = config::defaults();
+        Creation {
+            scheme: d.scheme,
+            error_rate: d.error_rate,
+            capacity: d.capacity,
+            expansion: d.expansion,
+            nonscaling: d.expansion == 0,
         }
+    }
+
+    /// The new filter. RedisBloom 8 caps its filters' error rate at 0.25; Guava-scheme
+    /// filters keep the rate asked for, as Guava does.
+    pub fn create(&self, limit: u64) -> Result<Chain> {
+        let expansion = if self.nonscaling { 0 } else { self.expansion };
+        let rate = match self.scheme {
+            Scheme::RedisBloom => self.error_rate.min(ERROR_RATE_CAP),
+            Scheme::Guava => self.error_rate,
+        };
+        let chain = Chain::create(self.scheme, rate, self.capacity, expansion, limit)?;
+        Ok(chain.with_idle_growth(self.expansion))
     }
 }

@@ -1,43 +1,48 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
+//!
+//! RedisBloom 8's checks in its order: the error rate, the capacity, NONSCALING, EXPANSION
+//! (missing, not an integer, conflicting with NONSCALING, out of range), then the key's type
+//! and existence. Words that are not options are refused after those checks (RedisBloom
+//! ignores them).
 
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::options::{self, Shape};
+use super::options::{self, Creation};
 use super::replicate_creation;
+use crate::commands::grammar::{Found, Keywords};
 use crate::commands::key::open_write;
-use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
-    let error_rate = options::error_rate(&argv[2])?;
-    let capacity = options::capacity(&argv[3])?;
-    let mut shape = Shape::default();
-    let mut i = 4;
-    while i < argv.len() {
-        match keyword(&argv[i]).as_str() {
-            "EXPANSION" => {
-                shape.expansion = Some(options::expansion(value_of(argv, i, "EXPANSION")?)?);
-                i += 1;
+    let mut new = Creation::defaults();
+    new.error_rate = options::reserve_error_rate(&argv[2])?;
+    new.capacity = options::reserve_capacity(&argv[3])?;
+    let words = Keywords::new(&argv[4..], options::RESERVE);
+    new.nonscaling |= words.flag("NONSCALING");
+    match words.value("EXPANSION") {
+        Found::Absent => {}
+        Found::Last => return Err(Error::NoExpansion),
+        Found::Value(arg) => {
+            let n = options::reserve_expansion(arg)?;
+            if n == 0 {
+                new.nonscaling = true;
+            } else if new.nonscaling {
+                return Err(Error::NonScalingCannotExpand);
             }
-            "NONSCALING" => shape.nonscaling = true,
-            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
+            new.expansion = options::expansion_checked(n)?;
         }
-        i += 1;
     }
-    let defaults = config::defaults();
-    let expansion = shape.expansion(defaults.expansion)?;
+    words.all_known()?;
 
     let key = open_write(call);
-    if !key.is_empty() {
+    if key.read::<Chain>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let limit = config::max_filter_bytes();
-    let chain = Chain::create(defaults.scheme, error_rate, capacity, expansion, limit)?;
-    let chain = key.store(chain)?;
+    let chain = key.store(new.create(config::max_filter_bytes())?)?;
     replicate_creation(call.ctx, call.key(), &chain, &[]);
     call.notify();
     Ok(Reply::Ok)

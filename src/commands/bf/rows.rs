@@ -31,7 +31,7 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    arity: Arity::AtLeast(4),
+    arity: Arity::Between(4, 7),
     access: Access::Insert,
     args: &[
         KEY,

@@ -1,47 +1,57 @@
-//! BF.SCANDUMP and BF.LOADCHUNK: a filter as a header plus data chunks, and back.
+//! BF.SCANDUMP and BF.LOADCHUNK: a filter as a header plus data chunks, and back, with
+//! RedisBloom 8's iterator rules and replies.
 
+use redis_module::Context;
 use rsbloom_core::bloom::codec::scandump::{self, Load};
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
+use crate::commands::grammar::iterator;
 use crate::commands::key::{open_read, open_write};
-use crate::commands::parse::iterator;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
 use crate::datatype::Family;
 
-/// BF.SCANDUMP key iterator -> [next iterator, data]
+/// BF.SCANDUMP key iterator -> [next iterator, data]; `[0, ""]` past the end or below 0.
+/// The key is checked before the iterator, as in RedisBloom.
 pub fn scandump(call: &Call) -> Result<Reply> {
-    let iter = iterator(&call.args[2])?;
     let key = open_read(call);
     let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
-    let (next, data) = scandump::dump_step(chain, iter, config::chunk_bytes())?;
+    let iter = iterator(&call.args[2], Error::ScanDumpNotNumeric)?;
+    let (next, data) = scandump::dump_step(chain, iter, config::chunk_bytes());
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
 }
 
-/// BF.LOADCHUNK key iterator data: iterator 1 creates the key from a header, later
-/// iterators write a data chunk into it.
+/// RedisBloom's one reply to data it cannot take; why goes to the server log.
+fn received(ctx: &Context, e: Error) -> Error {
+    match e {
+        Error::BadData(why) => {
+            ctx.log_notice(&format!("bf: BF.LOADCHUNK refused: {why}"));
+            Error::ReceivedBadData
+        }
+        e => e,
+    }
+}
+
+/// BF.LOADCHUNK key iterator data: iterator 1 on a missing key creates it from a header;
+/// on an existing key every iterator writes a data chunk.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
-    let iter = iterator(&call.args[2])?;
+    let iter = iterator(&call.args[2], Error::LoadChunkNotNumeric)?;
     let limit = config::max_filter_bytes();
     let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
     let existing = key.write::<Chain>()?;
-    let load = scandump::parse_load(iter, call.args[3].as_slice(), limit);
-    match load.map_err(Chain::refused_load)? {
+    let refused = |e| received(call.ctx, Chain::refused_load(e));
+    let data = call.args[3].as_slice();
+    match scandump::parse_load(iter, data, limit, existing.is_some()).map_err(refused)? {
         Load::Header(meta) => {
-            if existing.is_some() {
-                return Err(Error::ItemExists);
-            }
-            let chain = Chain::from_meta(&meta, limit).map_err(Chain::refused_load)?;
+            let chain = Chain::from_meta(&meta, limit).map_err(refused)?;
             key.store(chain)?;
         }
         Load::Data { offset, data } => {
             let mut chain = existing.ok_or(Error::NotFound)?;
-            chain
-                .write_chunk(offset, data)
-                .map_err(Chain::refused_load)?;
+            chain.write_chunk(offset, data).map_err(refused)?;
         }
     }
     call.ctx.replicate_verbatim();

@@ -6,17 +6,17 @@ use rsbloom_core::error::{Error, Result};
 
 use super::options;
 use crate::commands::argv::Arg;
+use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write};
-use crate::commands::parse::{keyword, value_of};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
 
 /// Only Guava's format exists so far; the keyword leaves room for others.
 fn format(arg: &Arg) -> Result<()> {
-    match keyword(arg).as_str() {
-        "GUAVA" => Ok(()),
-        _ => Err(Error::Unsupported(format!(
+    match grammar::is(arg, "GUAVA") {
+        true => Ok(()),
+        false => Err(Error::Unsupported(format!(
             "unknown format '{}' (supported: GUAVA)",
             arg.to_string_lossy()
         ))),
@@ -29,11 +29,14 @@ pub fn import(call: &Call) -> Result<Reply> {
     format(&argv[2])?;
     let (mut capacity, mut error) = (None, None);
     let mut i = 4;
-    while i < argv.len() {
-        match keyword(&argv[i]).as_str() {
-            "CAPACITY" => capacity = Some(options::capacity(value_of(argv, i, "CAPACITY")?)?),
-            "ERROR" => error = Some(options::error_rate(value_of(argv, i, "ERROR")?)?),
-            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
+    while let Some(word) = argv.get(i) {
+        let value = argv.get(i + 1).ok_or_else(|| call.wrong_arity());
+        if grammar::is(word, "CAPACITY") {
+            capacity = Some(options::reserve_capacity(value?)?);
+        } else if grammar::is(word, "ERROR") {
+            error = Some(options::reserve_error_rate(value?)?);
+        } else {
+            return Err(grammar::unknown(word));
         }
         i += 2;
     }

@@ -9,17 +9,13 @@ use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::{replicate_creation, strict_int};
+use super::{options, replicate_creation};
 use crate::commands::argv::Arg;
 use crate::commands::key::{open_write, Key, Writing};
-use crate::commands::parse::keyword;
 use crate::commands::reply::{resp3, Reply};
 use crate::commands::Call;
 use crate::config;
 use crate::datatype::Family;
-
-/// The smallest CAPACITY CF.INSERT takes (twice RedisBloom's default bucket size).
-const MIN_INSERT_CAPACITY: i64 = 4;
 
 /// The filter at the key, created with the configured parameters (and `capacity`, if
 /// given) when missing and `create` allows it; also whether it was created.
@@ -83,37 +79,24 @@ pub fn addnx(call: &Call) -> Result<Reply> {
     add_one(call, true)
 }
 
-/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] ITEMS item...`, whole keywords
-/// in option positions only (RedisBloom reads options by their first letter).
+/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] ITEMS item...`, options told
+/// by their first letter as RedisBloom does, but written in full.
 fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
     let (ctx, argv) = (call.ctx, call.args);
-    let (mut capacity, mut nocreate, mut first_item) = (None, false, None);
-    let mut i = 2;
-    while i < argv.len() {
-        match keyword(&argv[i]).as_str() {
-            "CAPACITY" => {
-                let value = argv.get(i + 1).ok_or_else(|| call.wrong_arity())?;
-                let c = strict_int(value).ok_or(Error::CfBadCapacity)?;
-                if c < MIN_INSERT_CAPACITY {
-                    return Err(Error::CfCapacityTooSmall);
-                }
-                capacity = Some(c as u64);
-                i += 2;
+    let (mut capacity, mut nocreate) = (None, false);
+    let first_item = options::INSERT.run(
+        argv,
+        2,
+        || call.wrong_arity(),
+        |name, value| {
+            match (name, value) {
+                ("CAPACITY", Some(v)) => capacity = Some(options::insert_capacity(v)?),
+                ("NOCREATE", _) => nocreate = true,
+                _ => return Err(Error::Internal),
             }
-            "NOCREATE" => {
-                nocreate = true;
-                i += 1;
-            }
-            "ITEMS" => {
-                first_item = Some(i + 1);
-                break;
-            }
-            _ => return Err(Error::UnknownOption(argv[i].to_string_lossy())),
-        }
-    }
-    let first_item = first_item
-        .filter(|&f| f < argv.len())
-        .ok_or_else(|| call.wrong_arity())?;
+            Ok(())
+        },
+    )?;
     let items = &argv[first_item..];
 
     let limits = config::cf_limits();

@@ -1,13 +1,14 @@
 //! The cuckoo family's commands (`CF.*`): their rows (`rows.rs`), one file per group of
 //! commands, RedisBloom-style option values, and how a creation is replicated.
 //!
-//! Replies, defaults, limits and error texts are RedisBloom v2.8's, except where it crashes,
+//! Replies, defaults, limits and error texts are RedisBloom 8's, except where it crashes,
 //! loses data or guesses at arguments (see the README's "Cuckoo filters" section).
 
 pub mod add;
 pub mod del;
 pub mod exists;
 pub mod info;
+pub mod options;
 pub mod reserve;
 pub mod rows;
 pub mod scandump;
@@ -16,23 +17,6 @@ use redis_module::Context;
 use rsbloom_core::cuckoo::CuckooFilter;
 
 use super::argv::Arg;
-use super::parse::text;
-
-/// Redis's `string2ll`, which RedisBloom parses every integer with: an optional `-`, no
-/// `+`, no leading zeros, no spaces, no `-0`, within i64.
-pub fn strict_int(arg: &Arg) -> Option<i64> {
-    let s = text(arg)?;
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    let canonical = !digits.is_empty()
-        && digits.bytes().all(|c| c.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'))
-        && s != "-0";
-    if canonical {
-        s.parse().ok()
-    } else {
-        None
-    }
-}
 
 /// Replicates the creation of `filter` at `key` with every parameter spelled out (a
 /// replica's or an AOF replay's defaults may differ), as CF.RESERVE with the capacity that

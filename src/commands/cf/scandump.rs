@@ -13,7 +13,7 @@ use rsbloom_core::cuckoo::codec::scandump::{self, Load, Sender};
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 
-use super::strict_int;
+use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
@@ -23,7 +23,7 @@ use crate::datatype::Family;
 /// CF.SCANDUMP key iterator -> [next iterator, data], `[0, null]` at the end (at once for a
 /// filter that counts no items).
 pub fn scandump(call: &Call) -> Result<Reply> {
-    let iter = strict_int(&call.args[2])
+    let iter = grammar::integer(&call.args[2])
         .filter(|&it| it >= 0)
         .ok_or(Error::CfInvalidPosition)?;
     let key = open_read(call);
@@ -40,7 +40,7 @@ pub fn scandump(call: &Call) -> Result<Reply> {
 /// iterators write a chunk of slots into it.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
     let ctx = call.ctx;
-    let iter = strict_int(&call.args[2])
+    let iter = grammar::integer(&call.args[2])
         .filter(|&it| it != 0)
         .ok_or(Error::CfInvalidPosition)?;
     let key = open_write(call);

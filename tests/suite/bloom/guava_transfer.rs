@@ -135,11 +135,58 @@ fn import_and_export_refuse_what_they_cannot_do() {
         ],
         "ERR unknown option 'COLOUR'",
     );
+    // An option without its value is a wrong number of arguments; the values are read as
+    // BF.RESERVE reads its error rate and capacity, with its texts.
+    for option in [&b"CAPACITY"[..], b"ERROR", b"capacity"] {
+        expect_err(
+            &mut c,
+            &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bin, option],
+            "ERR wrong number of arguments for 'bf.import' command",
+        );
+    }
     expect_err(
         &mut c,
-        &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bin, b"CAPACITY"],
-        "ERR CAPACITY needs a value",
+        &[
+            b"BF.IMPORT".as_slice(),
+            b"x",
+            b"GUAVA",
+            &bin,
+            b"ERROR",
+            b"0.01",
+            b"CAPACITY",
+        ],
+        "ERR wrong number of arguments for 'bf.import' command",
     );
+    for (option, value, error) in [
+        (&b"CAPACITY"[..], &b"many"[..], "ERR bad capacity"),
+        (
+            b"CAPACITY",
+            b"0",
+            "ERR capacity must be in the range [1, 1073741824]",
+        ),
+        (
+            b"CAPACITY",
+            b"1073741825",
+            "ERR capacity must be in the range [1, 1073741824]",
+        ),
+        (b"ERROR", b"low", "ERR bad error rate"),
+        (
+            b"ERROR",
+            b"0",
+            "ERR error rate must be in the range (0.000000, 1.000000)",
+        ),
+        (
+            b"ERROR",
+            b"1",
+            "ERR error rate must be in the range (0.000000, 1.000000)",
+        ),
+    ] {
+        expect_err(
+            &mut c,
+            &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA", &bin, option, value],
+            error,
+        );
+    }
     expect_err(
         &mut c,
         &[b"BF.IMPORT".as_slice(), b"x", b"GUAVA"],

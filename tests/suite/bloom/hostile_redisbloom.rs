@@ -6,32 +6,35 @@
 //! accepted is a filter that answers, grows as RedisBloom would and survives DUMP / RESTORE.
 //!
 //! The rules, for the RDB value and the SCANDUMP header alike: encoding version 4; options
-//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth in
-//! 1..=32768; nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
-//! 1..=1100, bpe finite and > 0, bits a non-zero multiple of 64, n2 == 0, the bit array (or
-//! the header's byte count) exactly bits / 8 bytes, size <= entries; the chain's size is the
-//! sum of the link sizes; Size (32 + 64 * nfilters + the bytes of all links) is within
-//! `bf.max-filter-bytes`.
+//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth a
+//! 32-bit value, in 1..=32768 for a scaling filter (a non-scaling one records any growth, 0
+//! included, and never reads it); nfilters >= 1; per link entries >= 1, error a finite
+//! number in (0, 1), hashes in 1..=1100, bpe finite and > 0, hashes = ceil(LN2 * bpe), bits
+//! a non-zero multiple of 64,
+//! n2 == 0, the bit array (or the header's byte count) exactly bits / 8 bytes, size <=
+//! entries; the chain's size is the sum of the link sizes; Size (32 + 64 * nfilters + the
+//! bytes of all links) is within `bf.max-filter-bytes`.
 
 use rsbloom_test_support as common;
 
 use common::hostile::{
-    config_set, expect_add_answers, key_exists, mutate, odd_nan, parse_too_large, Guard, Mutation,
-    Rng, BAD_RATES,
+    config_set, expect_add_answers, key_exists, loadchunk_refusals, loadchunk_verdict, mutate,
+    odd_nan, parse_too_large, Guard, Mutation, Rng, BAD_RATES, LOADCHUNK_BAD_DATA,
+    LOADCHUNK_INVALID_OFFSET, LOADCHUNK_REFUSED_LOG, LOADCHUNK_TOO_BIG,
 };
 use common::rdb::*;
 use common::redisbloom::{bytes_diff, hex, Config, INFO_FIELDS};
 use common::redisbloom_model::{
-    at_link, header_oracle, new_link, oracle, vector_filter, Added, Filter, Header, Link, Model,
-    Verdict, AT_GROWTH, AT_NFILTERS, AT_OPTIONS, AT_SIZE, HEADER_FIXED, HEADER_LINK, L_BITS, L_BPE,
-    L_DATA, L_ENTRIES, L_ERROR, L_HASHES, L_N2, L_SIZE, MAX_GROWTH, MAX_HASHES, MODULE_ID,
+    at_link, bpe_for, header_oracle, new_link, oracle, vector_filter, Added, Filter, Header, Link,
+    Model, Verdict, AT_GROWTH, AT_NFILTERS, AT_OPTIONS, AT_SIZE, HEADER_FIXED, HEADER_LINK, L_BITS,
+    L_BPE, L_DATA, L_ENTRIES, L_ERROR, L_HASHES, L_N2, L_SIZE, MAX_GROWTH, MAX_HASHES, MODULE_ID,
     NO_SCALING, SCALING, TYPE_NAME,
 };
 use common::*;
 use redis::{Connection, Value};
 
 const DEFAULT_LIMIT: u64 = 512 * 1024 * 1024;
-const LOADCHUNK_BAD: &str = "ERR received bad data: ";
+const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
 const REFUSAL_LOG: &str = "bf: refusing to load a filter:";
 const FULL: &str = "ERR non scaling filter is full";
 const TOO_LARGE: &str = "ERR filter would need ";
@@ -152,20 +155,33 @@ impl Bench {
         raw(&mut self.con, &args)
     }
 
-    /// A header at iterator 1 on a missing key must be refused with a bad-data error (or the
-    /// size-limit error when its Size is over the limit), and the key must stay missing.
+    /// A header at iterator 1 on a missing key must be refused with RedisBloom's bad-data
+    /// error and one new log line giving the reason (or, when its Size is over the limit,
+    /// with the size-limit error), and the key must stay missing.
     fn refuse_header(&mut self, bytes: &[u8], over_limit: bool, what: &str) {
+        let logged = loadchunk_refusals(&self.server.log_text()).len();
         let v = self.load(VICTIM, "1", bytes);
         let text = err_of(&v)
             .unwrap_or_else(|| panic!("{what}: LOADCHUNK answered {v:?} (header {})", hex(bytes)));
-        let bad_data = text.starts_with(LOADCHUNK_BAD) && text.len() > LOADCHUNK_BAD.len();
-        let too_large = over_limit && parse_too_large(&text).is_some();
-        assert!(
-            bad_data || too_large,
-            "{what}: LOADCHUNK answered {text:?}, expected {LOADCHUNK_BAD:?} and a reason \
-             (header {})",
-            hex(bytes)
-        );
+        if text == LOADCHUNK_BAD_DATA {
+            let reasons = loadchunk_refusals(&self.server.log_text());
+            assert_eq!(
+                reasons.len(),
+                logged + 1,
+                "{what}: not one new log line {LOADCHUNK_REFUSED_LOG:?}"
+            );
+            assert!(
+                !reasons[logged].trim().is_empty(),
+                "{what}: the log line gives no reason"
+            );
+        } else {
+            assert!(
+                over_limit && parse_too_large(&text).is_some(),
+                "{what}: LOADCHUNK answered {text:?}, expected {LOADCHUNK_BAD_DATA:?} \
+                 (header {})",
+                hex(bytes)
+            );
+        }
         assert!(!key_exists(&mut self.con, VICTIM), "{what}: key created");
         self.guard.check(&mut self.con, what);
     }
@@ -380,8 +396,8 @@ impl<T: 'static> Edits<T> {
 }
 
 /// Edits of the chain's own fields that break a rule, for a filter of `n` links of total
-/// size `size`.
-fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit<Filter>)> {
+/// size `size`, scaling or not.
+fn bad_chain_edits(n: usize, size: u64, scaling: bool) -> Vec<(String, Edit<Filter>)> {
     let mut e: Edits<Filter> = Edits::new();
     let options = [
         0u64,
@@ -413,14 +429,12 @@ fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit<Filter>)> {
             f.options = NO_SCALING
         });
     }
-    let growths = [
-        0u64,
-        MAX_GROWTH + 1,
-        65536,
-        1 << 32,
-        (1 << 32) + 2,
-        u64::MAX,
-    ];
+    // Growth is a 32-bit field; a scaling filter's is in 1..=32768 (a non-scaling filter's
+    // may be any 32-bit value: see NONSCALING_GROWTHS).
+    let mut growths = vec![1u64 << 32, (1 << 32) + 2, u64::MAX];
+    if scaling {
+        growths.extend([0, MAX_GROWTH + 1, 65536, u32::MAX as u64]);
+    }
     e.each(growths, |g| format!("growth {g}"), |f, g| f.growth = g);
     let n = n as u64;
     let mut counts = vec![0, n + 1, n + 2, 1 << 32, 1 << 40, u64::MAX];
@@ -443,6 +457,10 @@ fn bad_chain_edits(n: usize, size: u64) -> Vec<(String, Edit<Filter>)> {
     );
     e.0
 }
+
+/// Growths a non-scaling filter may record although no scaling filter may have them: it
+/// never grows, and RedisBloom 8 records 0 after `EXPANSION 0`.
+const NONSCALING_GROWTHS: [u64; 4] = [0, MAX_GROWTH + 1, 65536, u32::MAX as u64];
 
 /// Edits of link `i` that break a rule.
 fn bad_link_edits(i: usize, link: &Link) -> Vec<(String, Edit<Filter>)> {
@@ -553,8 +571,11 @@ fn good_tiny_edits() -> Vec<(String, Edit<Filter>)> {
     e.add("entries u64::MAX", |f| f.links[0].entries = u64::MAX);
     e.each(
         [1u64, 2, MAX_HASHES],
-        |k| format!("hashes {k}"),
-        |f, k| f.links[0].hashes = k,
+        |k| format!("hashes {k} with its bpe"),
+        |f, k| {
+            f.links[0].hashes = k;
+            f.links[0].bpe = bpe_for(k);
+        },
     );
     e.each(
         [1e-300, 5e-324, 0.25, 0.4999999],
@@ -562,9 +583,10 @@ fn good_tiny_edits() -> Vec<(String, Edit<Filter>)> {
         |f, v| f.links[0].error = v,
     );
     // 11.5 bits per entry still gives 128 bits for 10 entries and k = ceil(0.693 * 11.5) = 8:
-    // another bpe consistent with the link as it is.
+    // another bpe consistent with the link as it is (so are 11.0 and 10.1). A bpe the hash
+    // count does not follow from is refused (RedisBloom refuses it in a header).
     e.each(
-        [11.5, 5e-324, f64::MIN_POSITIVE, 1e300, f64::MAX],
+        [11.5, 11.0, 10.1],
         |bpe| format!("bpe {bpe:e}"),
         |f, bpe| f.links[0].bpe = bpe,
     );
@@ -704,7 +726,7 @@ fn every_rule_is_enforced_field_by_field() {
     for cfg in bases() {
         let base = vector_filter(&cfg);
         let n = base.links.len();
-        let mut edits = bad_chain_edits(n, base.size);
+        let mut edits = bad_chain_edits(n, base.size, base.options == SCALING);
         for i in [0, n - 1]
             .into_iter()
             .collect::<std::collections::BTreeSet<_>>()
@@ -745,6 +767,17 @@ fn every_rule_is_enforced_field_by_field() {
         fields.push(F::U(0));
         let what = format!("{}: an extra unsigned before the EOF opcode", cfg.name);
         b.refuse(&b.frame.payload(&fields), &what);
+        // The growths refused above for a scaling filter are taken from a non-scaling one
+        // (this one, or this one made non-scaling when it has a single link).
+        if base.options == NO_SCALING || n == 1 {
+            for g in NONSCALING_GROWTHS {
+                let mut f = base.clone();
+                f.options = NO_SCALING;
+                f.growth = g;
+                let what = format!("{}: non-scaling with growth {g}", cfg.name);
+                b.accept_filter(&f, &cfg.items, &what);
+            }
+        }
     }
     b.guard.check_deep(&mut b.con, "rules");
 }
@@ -1031,11 +1064,14 @@ fn bad_header_edits(h: &Header, i: usize) -> Vec<(String, Edit<Header>)> {
             h.options = NO_SCALING as u32
         });
     }
-    e.each(
-        [0u32, MAX_GROWTH as u32 + 1, 1 << 31, u32::MAX],
-        |g| format!("growth {g}"),
-        |h, g| h.growth = g,
-    );
+    // Only a scaling filter's growth is checked (any u32 is a non-scaling filter's).
+    if h.options == SCALING as u32 {
+        e.each(
+            [0u32, MAX_GROWTH as u32 + 1, 1 << 31, u32::MAX],
+            |g| format!("growth {g}"),
+            |h, g| h.growth = g,
+        );
+    }
     let size = h.size;
     let mut sizes = vec![size + 1, u64::MAX];
     if size > 0 {
@@ -1136,10 +1172,19 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
         ("growth 3", Box::new(|h| h.growth = 3)),
         ("growth 32768", Box::new(|h| h.growth = MAX_GROWTH as u32)),
         ("options 13", Box::new(|h| h.options = NO_SCALING as u32)),
-        ("hashes 1", Box::new(|h| h.links[0].hashes = 1)),
         (
-            "hashes 1100",
-            Box::new(|h| h.links[0].hashes = MAX_HASHES as u32),
+            "hashes 1 with its bpe",
+            Box::new(|h| {
+                h.links[0].hashes = 1;
+                h.links[0].bpe = bpe_for(1);
+            }),
+        ),
+        (
+            "hashes 1100 with its bpe",
+            Box::new(|h| {
+                h.links[0].hashes = MAX_HASHES as u32;
+                h.links[0].bpe = bpe_for(MAX_HASHES);
+            }),
         ),
         ("error 1e-300", Box::new(|h| h.links[0].error = 1e-300)),
         (
@@ -1147,7 +1192,7 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
             Box::new(|h| h.links[0].error = 0.4999999),
         ),
         ("bpe 11.5", Box::new(|h| h.links[0].bpe = 11.5)),
-        ("bpe 1e300", Box::new(|h| h.links[0].bpe = 1e300)),
+        ("bpe 10.1", Box::new(|h| h.links[0].bpe = 10.1)),
         (
             "entries u64::MAX",
             Box::new(|h| h.links[0].entries = u64::MAX),
@@ -1195,6 +1240,23 @@ fn redisbloom_header_fields_are_checked_one_at_a_time() {
     h.links.push(h.links[3].clone());
     h.size += h.links[4].size;
     b.accept_header(&h, 8, "scaling100 header with five links");
+    // Non-scaling headers (nonscaling1k's, tiny's made non-scaling) with the growths a
+    // scaling header may not have.
+    let ns = vector_filter(&Config::load("nonscaling1k")).header();
+    let mut tiny_ns = tiny.clone();
+    tiny_ns.options = NO_SCALING as u32;
+    for (name, base) in [("nonscaling1k", &ns), ("tiny, options 13", &tiny_ns)] {
+        for g in NONSCALING_GROWTHS {
+            let mut h = base.clone();
+            h.growth = g as u32;
+            let what = format!("{name} header, growth {g}");
+            match header_oracle(&h.bytes(), b.limit) {
+                Verdict::Accept(_) => {}
+                other => panic!("test table: {what} is not valid: {other:?}"),
+            }
+            b.accept_header(&h, 24, &what);
+        }
+    }
     b.guard.check_deep(&mut b.con, "header fields");
 }
 
@@ -1260,15 +1322,15 @@ fn chunks_into_a_redisbloom_key_must_fit_one_link() {
     let header = &cfg.scandump[0].data;
     let v = b.load(VICTIM, "1", header);
     assert_eq!(v, Value::Okay, "scaling100 header: {v:?}");
-    // A header on an existing filter of either type: "item exists"; on a key of another
-    // type: WRONGTYPE.
+    // A header on an existing filter of either type is a data chunk at iterator 1, longer
+    // than its iterator allows: "received bad data" (nothing is created over the filter,
+    // and nothing is logged: it was never read as a header); on a key of another type:
+    // WRONGTYPE.
+    let logged = loadchunk_refusals(&b.server.log_text()).len();
     for (key, error) in [
-        (VICTIM.to_string(), "ERR item exists"),
-        (b.guard.filter_key.clone(), "ERR item exists"),
-        (
-            b.guard.string_key.clone(),
-            "WRONGTYPE Operation against a key holding the wrong kind of value",
-        ),
+        (VICTIM.to_string(), LOADCHUNK_BAD_DATA),
+        (b.guard.filter_key.clone(), LOADCHUNK_BAD_DATA),
+        (b.guard.string_key.clone(), WRONGTYPE),
     ] {
         let v = b.load(&key, "1", header);
         assert_eq!(
@@ -1277,6 +1339,12 @@ fn chunks_into_a_redisbloom_key_must_fit_one_link() {
             "RedisBloom header on existing {key}: {v:?}"
         );
     }
+    assert_eq!(
+        loadchunk_refusals(&b.server.log_text()).len(),
+        logged,
+        "a chunk refusal was logged as a header's"
+    );
+    b.guard.check_deep(&mut b.con, "headers on existing keys");
     let filter = vector_filter(&cfg);
     let ends: Vec<u64> = filter
         .links
@@ -1320,28 +1388,38 @@ fn chunks_into_a_redisbloom_key_must_fit_one_link() {
         "chunks that fit were not written"
     );
     let debug = bf_debug(&mut b.con, VICTIM);
-    let cases: Vec<(u64, u64, &str)> = vec![
-        (2690, 1, "one byte just past the end"),
-        (2697, 8, "eight bytes just past the end"),
-        ((1 << 40) + 9, 8, "an offset of 2^40"),
-        (i64::MAX as u64, 8, "an offset near i64::MAX"),
-        (149, 8, "across links 0 and 1 (140..148)"),
-        (146, 2, "across links 0 and 1 (143..145)"),
-        (461, 10, "across links 1 and 2 (450..460)"),
-        (1155, 4, "across links 2 and 3 (1150..1154)"),
-        (2693, 8, "across the end (2684..2692)"),
-        (457, 456, "links 0 and 1 in one chunk"),
-        (2690, 2689, "the whole data and a byte more"),
-        (5, 10, "longer than its iterator allows"),
-        (2, 2, "two bytes at iterator 2"),
+    // RedisBloom 8's replies: no link where the chunk starts (past the end, or before
+    // byte 0), a chunk running past its link's end, an iterator below the chunk's length.
+    let (off, big, bad) = (
+        LOADCHUNK_INVALID_OFFSET,
+        LOADCHUNK_TOO_BIG,
+        LOADCHUNK_BAD_DATA,
+    );
+    let cases: Vec<(i64, u64, &str, &str)> = vec![
+        (2690, 1, "one byte just past the end", off),
+        (2697, 8, "eight bytes just past the end", off),
+        ((1 << 40) + 9, 8, "an offset of 2^40", off),
+        (i64::MAX, 8, "an offset near i64::MAX", off),
+        (2, 2, "two bytes at iterator 2 (from byte -1)", off),
+        (2689, 0, "an empty chunk just past the end", off),
+        (149, 8, "across links 0 and 1 (140..148)", big),
+        (146, 2, "across links 0 and 1 (143..145)", big),
+        (461, 10, "across links 1 and 2 (450..460)", big),
+        (1155, 4, "across links 2 and 3 (1150..1154)", big),
+        (2693, 8, "across the end (2684..2692)", big),
+        (457, 456, "links 0 and 1 in one chunk", big),
+        (2690, 2689, "the whole data and a byte more", big),
+        (5, 10, "longer than its iterator allows", bad),
+        (0, 1, "iterator 0", bad),
     ];
-    for (iter, len, what) in cases {
-        let v = b.load(VICTIM, &iter.to_string(), &vec![0xee; len as usize]);
-        let text = err_of(&v).unwrap_or_else(|| panic!("{what}: answered {v:?}"));
-        assert!(
-            text.starts_with(LOADCHUNK_BAD) && text.len() > LOADCHUNK_BAD.len(),
-            "{what}: answered {text:?}"
+    for (iter, len, what, error) in cases {
+        assert_eq!(
+            loadchunk_verdict(iter, len as usize, &ends),
+            Err(error),
+            "test table: {what}"
         );
+        let v = b.load(VICTIM, &iter.to_string(), &vec![0xee; len as usize]);
+        assert_eq!(err_of(&v).as_deref(), Some(error), "{what}: answered {v:?}");
         assert!(data_of(&mut b.con) == model, "{what}: data changed");
         assert_eq!(
             bf_debug(&mut b.con, VICTIM),
@@ -1349,6 +1427,21 @@ fn chunks_into_a_redisbloom_key_must_fit_one_link() {
             "{what}: filter changed"
         );
         b.guard.check(&mut b.con, what);
+    }
+    // Empty chunks at valid offsets (the first byte, a link's first, the last): OK, and
+    // nothing changes.
+    for iter in ["1", "145", "2688"] {
+        let v = b.load(VICTIM, iter, b"");
+        assert_eq!(v, Value::Okay, "an empty chunk at iterator {iter}: {v:?}");
+        assert!(
+            data_of(&mut b.con) == model,
+            "empty chunk at {iter}: data changed"
+        );
+        assert_eq!(
+            bf_debug(&mut b.con, VICTIM),
+            debug,
+            "empty chunk: filter changed"
+        );
     }
     expect_int(&mut b.con, &["DEL", VICTIM], 1);
     // The real chunks complete the real header into RedisBloom's filter.

@@ -39,31 +39,22 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
     expect_ok(&mut c, &["SET", "other", "x"]);
     let keys_before = dbsize(&mut c);
     let mem_before = used_memory(&mut c);
-    // (arguments, the least number of bytes an honest "would need" can name)
-    let cases: Vec<(Vec<&str>, u64)> = vec![
+    // Capacities past RedisBloom 8's range are refused as such, before any sizing.
+    for (args, error) in [
         (
-            vec!["BF.RESERVE", "k", "0.01", "1000000000000000"],
-            scaling_layer_bytes(1_000_000_000_000_000, 0.005),
+            &["BF.RESERVE", "k", "0.01", "1073741825"][..],
+            "ERR capacity must be in the range [1, 1073741824]",
         ),
         (
-            vec!["BF.RESERVE", "k", "0.01", "1000000000000000", "NONSCALING"],
-            layer_bytes(1_000_000_000_000_000, 0.01),
-        ),
-        // m does not even fit a u64 here: at least 2^61 bytes.
-        (
-            vec!["BF.RESERVE", "k", "0.01", "9223372036854775807"],
-            1 << 61,
+            &["BF.RESERVE", "k", "0.01", "1000000000000000", "NONSCALING"],
+            "ERR capacity must be in the range [1, 1073741824]",
         ),
         (
-            vec!["BF.RESERVE", "k", "1e-300", "1000000000"],
-            scaling_layer_bytes(1_000_000_000, 0.5e-300),
+            &["BF.RESERVE", "k", "0.01", "9223372036854775807"],
+            "ERR capacity must be in the range [1, 1073741824]",
         ),
         (
-            vec!["BF.RESERVE", "k", "1e-300", "1000000000", "NONSCALING"],
-            layer_bytes(1_000_000_000, 1e-300),
-        ),
-        (
-            vec![
+            &[
                 "BF.INSERT",
                 "k",
                 "CAPACITY",
@@ -71,7 +62,33 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
                 "ITEMS",
                 "a",
             ],
-            scaling_layer_bytes(1_000_000_000_000_000, 0.005),
+            "Bad capacity",
+        ),
+    ] {
+        expect_err(&mut c, args, error);
+        assert!(!key_exists(&mut c, "k"), "{args:?}: key created");
+    }
+    // (arguments, the least number of bytes an honest "would need" can name)
+    let cases: Vec<(Vec<&str>, u64)> = vec![
+        (
+            vec!["BF.RESERVE", "k", "0.01", "1073741824"],
+            scaling_layer_bytes(1 << 30, 0.005),
+        ),
+        (
+            vec!["BF.RESERVE", "k", "0.01", "1073741824", "NONSCALING"],
+            layer_bytes(1 << 30, 0.01),
+        ),
+        (
+            vec!["BF.RESERVE", "k", "1e-300", "1000000000"],
+            scaling_layer_bytes(1_000_000_000, 0.5e-300),
+        ),
+        (
+            vec!["BF.RESERVE", "k", "1e-300", "1073741824", "NONSCALING"],
+            layer_bytes(1 << 30, 1e-300),
+        ),
+        (
+            vec!["BF.INSERT", "k", "CAPACITY", "1073741824", "ITEMS", "a"],
+            scaling_layer_bytes(1 << 30, 0.005),
         ),
         // Just over the limit: 512 MiB of bits at 0.01 is about 448 million items.
         (
@@ -88,17 +105,15 @@ fn reservations_over_the_limit_are_refused_before_allocating() {
             n >= *least,
             "{what}: names {n} bytes, the bits alone need {least}"
         );
-        if *least < 1 << 60 {
-            // The figure is the bits plus the filter's bookkeeping, not some other number.
-            assert!(
-                n - least < 4096,
-                "{what}: names {n} bytes for {least} of bits"
-            );
-        }
+        // The figure is the bits plus the filter's bookkeeping, not some other number.
+        assert!(
+            n - least < 4096,
+            "{what}: names {n} bytes for {least} of bits"
+        );
         assert!(!key_exists(&mut c, "k"), "{what}: key created");
     }
-    // Implicit creation with a huge configured initial size.
-    config_set(&mut c, "bf.initial-size", "1000000000000000");
+    // Implicit creation with the largest initial size RedisBloom 8 can be configured with.
+    config_set(&mut c, "bf.initial-size", "1073741824");
     for args in [
         vec!["BF.ADD", "k", "a"],
         vec!["BF.MADD", "k", "a", "b"],

@@ -64,24 +64,47 @@ fn redisbloom_crash_inputs_are_error_replies() {
     let mut con = server.conn();
     let dump = witnesses(&mut con);
 
-    // A keyword as the last argument (RedisBloom reads past argv: SIGSEGV).
+    // A keyword as the last argument (RedisBloom reads past argv: 2.8 dies of SIGSEGV, 8
+    // mostly finds no number there): its value is missing, so it cannot be parsed (checked
+    // before the word that is no option, as RedisBloom checks options first).
     for keyword in ["BUCKETSIZE", "MAXITERATIONS", "EXPANSION"] {
         let args = ["CF.RESERVE", "k", "1000", "FOO", keyword];
-        expect_err(&mut con, &args, "ERR unknown option 'FOO'");
+        expect_err(&mut con, &args, &format!("Couldn't parse {keyword}"));
+        assert!(!hostile::key_exists(&mut con, "k"), "{args:?} created k");
         check_witnesses(&mut server, &mut con, &dump, keyword);
     }
-    // Sizes RedisBloom tries to allocate and aborts on (or gets lazily).
+    // Sizes RedisBloom 2.8 tries to allocate and aborts on: past RedisBloom 8's capacity
+    // range they are refused as such.
+    for (args, error) in [
+        (
+            &["CF.RESERVE", "k", "1000000000000000"][..],
+            "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]",
+        ),
+        (
+            &[
+                "CF.INSERT",
+                "k",
+                "CAPACITY",
+                "1000000000000000",
+                "ITEMS",
+                "a",
+            ],
+            "Capacity must be in the range [cf-bucket-size * 2, 1073741824]",
+        ),
+        (
+            &["CF.RESERVE", "k", "1099511627776", "BUCKETSIZE", "1"],
+            "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]",
+        ),
+    ] {
+        expect_err(&mut con, args, error);
+        assert!(!hostile::key_exists(&mut con, "k"), "{args:?} created k");
+        check_witnesses(&mut server, &mut con, &dump, &show_args(args));
+    }
+    // The largest capacity in range (2^30) is 1 GiB of slots, over bf.max-filter-bytes.
     for args in [
-        &["CF.RESERVE", "k", "1000000000000000"][..],
-        &[
-            "CF.INSERT",
-            "k",
-            "CAPACITY",
-            "1000000000000000",
-            "ITEMS",
-            "a",
-        ],
-        &["CF.RESERVE", "k", "1099511627776", "BUCKETSIZE", "1"],
+        &["CF.RESERVE", "k", "1073741824"][..],
+        &["CF.INSERT", "k", "CAPACITY", "1073741824", "ITEMS", "a"],
+        &["CF.RESERVE", "k", "1073741824", "BUCKETSIZE", "1"],
     ] {
         expect_err_prefix(&mut con, args, TOO_LARGE);
         assert!(!hostile::key_exists(&mut con, "k"), "{args:?} created k");

@@ -1,15 +1,18 @@
 //! The server's side rather than one family's: both families' ACL categories (`acl`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
 //! slot migration, migrations to and from RedisBloom, a module name another module already
-//! holds, and the module's INFO sections with active defragmentation (`info`). `name_clash`,
-//! `redisbloom_live`, `slot_migration` and `info::active_defragmentation_*` start particular
-//! servers whatever `$REDIS_SERVER` says (`PINNED` in the Makefile).
+//! holds, the module's INFO sections with active defragmentation (`info`), and the
+//! differential fuzzer against the live RedisBloom (`redisbloom_diff`). `name_clash`,
+//! `redisbloom_live`, `redisbloom_diff`, `slot_migration` and `info::active_defragmentation_*`
+//! start particular servers whatever `$REDIS_SERVER` says (`PINNED` in the Makefile).
 
 mod acl;
 mod cluster;
 mod durability;
 mod info;
 mod name_clash;
+mod redisbloom8;
+mod redisbloom_diff;
 mod redisbloom_live;
 mod replication_faults;
 mod slot_migration;

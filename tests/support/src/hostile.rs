@@ -1,6 +1,7 @@
 //! Helpers of the hostile-input tests: a seeded random source and a byte mutator, a guard that
 //! plants keys before an attack and proves afterwards that the server is up and those keys are
-//! untouched, and a parser of the size-limit error text.
+//! untouched, a parser of the size-limit error text, and RedisBloom 8's rules for a
+//! `BF.LOADCHUNK` data chunk.
 
 use redis::{Connection, Value};
 
@@ -166,4 +167,43 @@ pub fn config_set(con: &mut Connection, name: &str, value: &str) {
 pub fn key_exists<A: AsRef<[u8]>>(con: &mut Connection, key: A) -> bool {
     let args: [&[u8]; 2] = [b"EXISTS", key.as_ref()];
     as_int(&raw(con, &args)) == 1
+}
+
+/// `BF.LOADCHUNK`'s reply to a refused header, and to a data chunk whose iterator is below 1
+/// or below its length (RedisBloom 8's text; the module logs why a header was refused).
+pub const LOADCHUNK_BAD_DATA: &str = "ERR received bad data";
+/// The start of the log line (notice level) that gives the reason for a refused header.
+pub const LOADCHUNK_REFUSED_LOG: &str = "bf: BF.LOADCHUNK refused: ";
+/// A data chunk starting before byte 0 or past the end of the filter's data.
+pub const LOADCHUNK_INVALID_OFFSET: &str = "ERR invalid offset - no link found";
+/// A data chunk that starts in a layer and runs past that layer's end.
+pub const LOADCHUNK_TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
+
+/// What `BF.LOADCHUNK key iter data` does to an existing Bloom filter whose layers end at
+/// `ends` (byte offsets in its data stream, ascending), as RedisBloom 8's
+/// `SBChain_LoadEncodedChunk` decides: every iterator, 1 included, carries a data chunk of
+/// `len` bytes that starts at `iter - len - 1`. `Ok(offset)` where it is written (an empty
+/// chunk at a valid offset writes nothing), else the error text.
+pub fn loadchunk_verdict(iter: i64, len: usize, ends: &[u64]) -> Result<u64, &'static str> {
+    let len = len as u64;
+    if iter <= 0 || (iter as u64) < len {
+        return Err(LOADCHUNK_BAD_DATA);
+    }
+    // iter == len: the chunk would start at byte -1.
+    let Some(offset) = (iter as u64 - len).checked_sub(1) else {
+        return Err(LOADCHUNK_INVALID_OFFSET);
+    };
+    match ends.iter().find(|&&end| offset < end) {
+        None => Err(LOADCHUNK_INVALID_OFFSET),
+        Some(&end) if offset + len > end => Err(LOADCHUNK_TOO_BIG),
+        Some(_) => Ok(offset),
+    }
+}
+
+/// The reasons the module logged for refused `BF.LOADCHUNK` headers so far, oldest first.
+pub fn loadchunk_refusals(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|line| line.split_once(LOADCHUNK_REFUSED_LOG))
+        .map(|(_, why)| why.to_string())
+        .collect()
 }

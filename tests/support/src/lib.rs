@@ -22,6 +22,7 @@
 
 pub mod client;
 pub mod cluster;
+pub mod diff;
 pub mod faults;
 pub mod guava_model;
 pub mod hostile;

@@ -5,9 +5,12 @@
 //! answers, growth and bits exactly.
 //!
 //! The rules, for the RDB value and the SCANDUMP header alike: encoding version 4; options
-//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth in
-//! 1..=32768; nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
-//! 1..=1100, bpe finite and > 0, bits a non-zero multiple of 64, n2 == 0, the bit array (or
+//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth a
+//! 32-bit value (RedisBloom's field), in 1..=32768 for a scaling filter (a non-scaling one
+//! records any growth, 0 after RedisBloom 8's `EXPANSION 0`, and never reads it);
+//! nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
+//! 1..=1100, bpe finite and > 0, hashes = ceil(LN2 * bpe) (RedisBloom's check of a header;
+//! rsbloom holds RDB values to it too), bits a non-zero multiple of 64, n2 == 0, the bit array (or
 //! the header's byte count) exactly bits / 8 bytes, size <= entries; the chain's size is the
 //! sum of the link sizes; Size (32 + 64 * nfilters + the bytes of all links) is within
 //! `bf.max-filter-bytes`.
@@ -26,12 +29,16 @@ pub const MODULE_ID: u64 = 0x3016_e5a2_89be_f804;
 pub const SCALING: u64 = 5;
 pub const NO_SCALING: u64 = 13;
 pub const MAX_HASHES: u64 = 1100;
+/// A bits-per-entry value whose hash count is `k`.
+pub fn bpe_for(k: u64) -> f64 {
+    (k as f64 - 0.5) / LN2
+}
 pub const MAX_GROWTH: u64 = 32768;
 /// RedisBloom's ln(2)^2 and ln(2), truncated as written in its source (the stored doubles
 /// depend on it).
 const LN2_SQUARED: f64 = 0.480453013918201;
 #[allow(clippy::approx_constant)]
-const LN2: f64 = 0.693147180559945;
+pub const LN2: f64 = 0.693147180559945;
 pub const HASH_SEED: u64 = 0xc6a4_a793_5bd1_e995;
 
 // ---------------------------------------------------------------------------------------
@@ -363,8 +370,12 @@ fn rules(
     if options != SCALING && options != NO_SCALING {
         return refuse(format!("options {options}"));
     }
-    if !(1..=MAX_GROWTH).contains(&growth) {
-        return refuse(format!("growth {growth}"));
+    let growth_ok = match options {
+        SCALING => (1..=MAX_GROWTH).contains(&growth),
+        _ => u32::try_from(growth).is_ok(),
+    };
+    if !growth_ok {
+        return refuse(format!("growth {growth} with options {options}"));
     }
     if links.is_empty() || (options == NO_SCALING && links.len() != 1) {
         return refuse(format!("{} links with options {options}", links.len()));
@@ -378,6 +389,8 @@ fn rules(
             "hashes"
         } else if !(l.bpe.is_finite() && l.bpe > 0.0) {
             "bpe"
+        } else if l.hashes as f64 != (LN2 * l.bpe).ceil() {
+            "hashes do not follow from bpe"
         } else if l.bits == 0 || !l.bits.is_multiple_of(64) {
             "bits"
         } else if l.n2 != 0 {

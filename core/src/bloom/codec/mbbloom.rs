@@ -80,6 +80,14 @@ impl LinkFields {
         if self.bits == 0 || !self.bits.is_multiple_of(64) {
             return Err(bad_data(format!("link {i}: bit size not a multiple of 64")));
         }
+        // RedisBloom refuses a LOADCHUNK header whose hash count does not follow from its
+        // bits per entry, as it computes them; RDB values are held to it too, so whatever
+        // loads can also be copied through SCANDUMP (RedisBloom never writes otherwise).
+        if self.hashes as f64 != (LN2 * self.bpe).ceil() {
+            return Err(bad_data(format!(
+                "link {i}: hash count does not follow from bits per entry"
+            )));
+        }
         Ok(())
     }
 
@@ -119,6 +127,9 @@ fn chain_meta(chain: &ChainFields, layers: Vec<LayerMeta>, limit: u64) -> Result
     let first_error = layers.first().map_or(0.0, |l| l.error);
     // RedisBloom keeps no chain error rate; the first link's error implies it.
     let (error_rate, expansion) = if chain.scaling() {
+        if growth == 0 {
+            return Err(bad_data("growth out of range"));
+        }
         (first_error / TIGHTENING, growth)
     } else {
         (first_error, 0)
@@ -256,6 +267,11 @@ pub fn encode_header_meta(meta: &ChainMeta) -> Vec<u8> {
 }
 
 /// Parses and validates RedisBloom's SCANDUMP header: exactly `20 + 53 * nfilters` bytes.
+/// RedisBloom's `ln 2`, to the digits it writes (`hashes = ceil(LN2 * bpe)`): not `LN_2`,
+/// whose last digits could round a product the other way.
+#[allow(clippy::approx_constant)]
+const LN2: f64 = 0.693147180559945;
+
 pub fn decode_header(bytes: &[u8], limit: u64) -> Result<ChainMeta> {
     if bytes.len() < HEADER_FIXED {
         return Err(bad_data("header is truncated"));

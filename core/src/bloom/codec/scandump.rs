@@ -6,7 +6,7 @@
 
 use super::{mbbloom, native};
 use crate::bloom::{Chain, ChainMeta, Scheme};
-use crate::error::{bad_data, Error, Result};
+use crate::error::{Error, Result};
 
 /// The SCANDUMP header of a filter, in its type's format.
 pub fn header_of(chain: &Chain) -> Vec<u8> {
@@ -32,37 +32,52 @@ pub fn parse_header(data: &[u8], limit: u64) -> Result<ChainMeta> {
         .or_else(|ours| mbbloom::decode_header(data, limit).map_err(|_| ours))
 }
 
-/// One SCANDUMP step: the next iterator and the bytes to return.
-pub fn dump_step(chain: &Chain, iter: i64, max_chunk: u64) -> Result<(i64, Vec<u8>)> {
+/// One SCANDUMP step: the next iterator and the bytes to return; `(0, "")` past the end
+/// and for an iterator below 0 (RedisBloom finds no layer there either).
+pub fn dump_step(chain: &Chain, iter: i64, max_chunk: u64) -> (i64, Vec<u8>) {
     match iter {
-        0 => Ok((1, header_of(chain))),
+        0 => (1, header_of(chain)),
         it if it > 0 => match chain.read_chunk(it as u64 - 1, max_chunk) {
-            Some(chunk) => Ok((it + chunk.len() as i64, chunk)),
-            None => Ok((0, Vec::new())),
+            Some(chunk) => (it + chunk.len() as i64, chunk),
+            None => (0, Vec::new()),
         },
-        _ => Err(Error::BadIterator),
+        _ => (0, Vec::new()),
     }
+}
+
+/// Where a LOADCHUNK data chunk of `len` bytes starts in the layers' byte stream, read as
+/// RedisBloom reads its iterator (the one SCANDUMP returned after the chunk, counting from
+/// 1): an iterator below 1 or below `len` is bad data, a chunk starting before the stream is
+/// an invalid offset.
+pub fn chunk_start(iter: i64, len: usize) -> Result<u64> {
+    let iter = u64::try_from(iter)
+        .ok()
+        .filter(|&it| it >= 1 && it >= len as u64)
+        .ok_or(Error::ReceivedBadData)?;
+    (iter - len as u64)
+        .checked_sub(1)
+        .ok_or(Error::InvalidOffset)
 }
 
 /// What a LOADCHUNK call carries.
 #[derive(Debug, PartialEq)]
 pub enum Load<'a> {
-    /// Iterator 1: the header of a new filter.
+    /// Iterator 1 on a missing key: the header of a new filter.
     Header(ChainMeta),
     /// A data chunk and the byte offset it starts at.
     Data { offset: u64, data: &'a [u8] },
 }
 
-/// Classifies and checks one LOADCHUNK call.
-pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
-    match iter {
-        1 => Ok(Load::Header(parse_header(data, limit)?)),
-        it if it > 1 => {
-            let offset = (it as u64 - 1)
-                .checked_sub(data.len() as u64)
-                .ok_or_else(|| bad_data("chunk longer than its iterator allows"))?;
-            Ok(Load::Data { offset, data })
-        }
-        _ => Err(Error::BadIterator),
+/// Classifies and checks one LOADCHUNK call as RedisBloom does: iterator 1 on a missing
+/// key is a header, any iterator on an existing key a data chunk, anything else on a
+/// missing key `NotFound`.
+pub fn parse_load(iter: i64, data: &[u8], limit: u64, exists: bool) -> Result<Load<'_>> {
+    match (exists, iter) {
+        (false, 1) => Ok(Load::Header(parse_header(data, limit)?)),
+        (false, _) => Err(Error::NotFound),
+        (true, _) => Ok(Load::Data {
+            offset: chunk_start(iter, data.len())?,
+            data,
+        }),
     }
 }

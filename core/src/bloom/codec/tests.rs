@@ -169,13 +169,13 @@ fn scandump_stream_rebuilds_the_filter_through_loadchunk() {
     let mut rebuilt: Option<Chain> = None;
     let mut iter = 0;
     loop {
-        let (next, data) = scandump::dump_step(&chain, iter, 64).unwrap();
+        let (next, data) = scandump::dump_step(&chain, iter, 64);
         if next == 0 {
             assert!(data.is_empty());
             break;
         }
         assert!(data.len() <= 64 || iter == 0);
-        match scandump::parse_load(next, &data, LIMIT).unwrap() {
+        match scandump::parse_load(next, &data, LIMIT, rebuilt.is_some()).unwrap() {
             scandump::Load::Header(meta) => rebuilt = Some(Chain::from_meta(&meta, LIMIT).unwrap()),
             scandump::Load::Data { offset, data } => {
                 rebuilt.as_mut().unwrap().write_chunk(offset, data).unwrap()
@@ -189,18 +189,31 @@ fn scandump_stream_rebuilds_the_filter_through_loadchunk() {
 #[test]
 fn chunk_iterators_are_checked() {
     let chain = sample(2, 10);
-    assert_eq!(scandump::dump_step(&chain, -1, 64), Err(Error::BadIterator));
-    assert_eq!(scandump::dump_step(&chain, 1 << 40, 64), Ok((0, vec![])));
-    assert!(matches!(
-        scandump::parse_load(0, b"x", LIMIT),
-        Err(Error::BadIterator)
-    ));
-    assert!(matches!(
-        scandump::parse_load(-5, b"x", LIMIT),
-        Err(Error::BadIterator)
-    ));
-    assert!(scandump::parse_load(3, b"xyz", LIMIT).is_err());
-    assert!(scandump::parse_load(1, b"garbage", LIMIT).is_err());
+    assert_eq!(scandump::dump_step(&chain, -1, 64), (0, vec![]));
+    assert_eq!(scandump::dump_step(&chain, 1 << 40, 64), (0, vec![]));
+    for (iter, len, want) in [
+        (0, 1, Err(Error::ReceivedBadData)),
+        (-5, 1, Err(Error::ReceivedBadData)),
+        (2, 3, Err(Error::ReceivedBadData)),
+        (3, 3, Err(Error::InvalidOffset)),
+        (4, 3, Ok(0)),
+        (1, 0, Ok(0)),
+    ] {
+        assert_eq!(
+            scandump::chunk_start(iter, len),
+            want,
+            "iterator {iter}, {len} bytes"
+        );
+    }
+    assert_eq!(
+        scandump::parse_load(2, b"x", LIMIT, false),
+        Err(Error::NotFound)
+    );
+    assert!(scandump::parse_load(1, b"garbage", LIMIT, false).is_err());
+    let mut c = chain.clone();
+    let end = c.data_len();
+    assert_eq!(c.write_chunk(end, b"x"), Err(Error::InvalidOffset));
+    assert_eq!(c.write_chunk(end - 1, b"xy"), Err(Error::ChunkTooBig));
 }
 
 /// A short header that claims a huge layer count, decoded with no size limit (as the cli

@@ -88,7 +88,7 @@ fn geometry_and_parameters_are_redisbloom_s() {
     );
     assert_eq!(
         CuckooFilter::new(3, 2, 20, 1, NO_LIMIT),
-        Err(Error::CfCapacityTooSmall)
+        Err(Error::CfCannotCreateFilter)
     );
     assert_eq!(
         CuckooFilter::new(100, 0, 20, 1, NO_LIMIT),

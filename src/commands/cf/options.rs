@@ -1,0 +1,85 @@
+//! The CF commands' options and option values, read as RedisBloom 8 reads them.
+
+use rsbloom_core::error::{Error, Result};
+
+use crate::commands::argv::Arg;
+use crate::commands::grammar::{self, Dispatch, Found, Opt};
+
+/// The largest capacity CF.RESERVE and CF.INSERT take (RedisBloom 8's `cf-initial-size`
+/// range).
+pub const MAX_CAPACITY: i64 = 1 << 30;
+/// The smallest CAPACITY CF.INSERT takes (twice RedisBloom's smallest default bucket size).
+pub const MIN_INSERT_CAPACITY: i64 = 4;
+
+/// CF.RESERVE's options (looked up by name).
+pub const RESERVE: &[Opt] = &[
+    Opt {
+        name: "BUCKETSIZE",
+        takes_value: true,
+        letters: &[],
+    },
+    Opt {
+        name: "MAXITERATIONS",
+        takes_value: true,
+        letters: &[],
+    },
+    Opt {
+        name: "EXPANSION",
+        takes_value: true,
+        letters: &[],
+    },
+];
+
+/// CF.INSERT's and CF.INSERTNX's options, told apart by their first letter.
+pub const INSERT: Dispatch = Dispatch {
+    options: &[
+        Opt {
+            name: "CAPACITY",
+            takes_value: true,
+            letters: &[(0, b'c')],
+        },
+        Opt {
+            name: "ITEMS",
+            takes_value: false,
+            letters: &[(0, b'i')],
+        },
+        Opt {
+            name: "NOCREATE",
+            takes_value: false,
+            letters: &[(0, b'n')],
+        },
+    ],
+    unknown: Error::UnknownArgument,
+};
+
+/// A capacity (CF.RESERVE's second argument, CF.INSERT's CAPACITY) as an integer.
+pub fn capacity(arg: &Arg) -> Result<i64> {
+    grammar::integer(arg).ok_or(Error::InsertBadCapacity)
+}
+
+/// CF.INSERT's CAPACITY, in range.
+pub fn insert_capacity(arg: &Arg) -> Result<u64> {
+    let n = capacity(arg)?;
+    (MIN_INSERT_CAPACITY..=MAX_CAPACITY)
+        .contains(&n)
+        .then_some(n as u64)
+        .ok_or(Error::CfInsertCapacityRange)
+}
+
+/// A CF.RESERVE option's value: `default` when absent, `bad` when not an integer or
+/// missing (an option as the last word: RedisBloom 8 reads past its arguments there and
+/// mostly finds no number; 2.8 crashes), `range` outside `min..=max`.
+pub fn ranged(
+    found: Found,
+    default: i64,
+    (min, max): (i64, i64),
+    (bad, range): (Error, Error),
+) -> Result<i64> {
+    let arg = match found {
+        Found::Absent => return Ok(default),
+        Found::Last => return Err(bad),
+        Found::Value(arg) => arg,
+    };
+    let n = grammar::integer(arg).ok_or(bad)?;
+    (min..=max).contains(&n).then_some(n).ok_or(range)
+}

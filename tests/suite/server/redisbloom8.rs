@@ -1,0 +1,74 @@
+//! RedisBloom 8.2.3's answers at the edges of both families' argument grammar, texts, limits
+//! and check order (tests/vectors/redisbloom8, recorded from the real module: CI cannot build
+//! it), replayed on rsbloom with `bf.new-filter-format redisbloom` over RESP2 and RESP3: every
+//! reply must be byte for byte RedisBloom 8's (DUMP payloads without their RDB version and
+//! CRC), or a difference `docs/differences.txt` lists as deliberate. A `redisbloom-8` rule
+//! (what 8 answers where 2.8 did not) must never be needed here.
+
+use rsbloom_test_support as common;
+
+use common::diff::rules::{Kind, Rules};
+use common::files::{self, escape, unescape};
+use common::raw_resp::{bulk_payload, RawConn};
+use common::*;
+
+const SET: &str = "redisbloom8";
+
+/// The recorded sessions.
+const SESSIONS: [&str; 2] = ["bloom", "cuckoo"];
+
+#[test]
+fn every_reply_is_redisbloom_8s_or_a_deliberate_difference() {
+    let rules = Rules::load();
+    let mut failures = Vec::new();
+    for name in SESSIONS {
+        let mut server = Server::start();
+        let mut resp2 = RawConn::connect(server.port);
+        let mut resp3 = RawConn::connect_resp3(server.port);
+        let mut c = server.conn();
+        expect_ok(
+            &mut c,
+            &["CONFIG", "SET", "bf.new-filter-format", "redisbloom"],
+        );
+        let (mut same, mut deliberate) = (0, 0);
+        for line in files::read(SET, &format!("{name}.commands.tsv")).lines() {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let expected = unescape(cols[2]);
+            let argv: Vec<Vec<u8>> = cols[3..].iter().map(|a| unescape(a)).collect();
+            let conn = match cols[1] {
+                "3" => &mut resp3,
+                _ => &mut resp2,
+            };
+            let got = conn.send(&argv);
+            let identical = match (
+                argv[0].as_slice(),
+                bulk_payload(&expected),
+                bulk_payload(&got),
+            ) {
+                (b"DUMP", Some(e), Some(g)) if e.len() > 10 && g.len() > 10 => {
+                    e[..e.len() - 10] == g[..g.len() - 10]
+                }
+                _ => expected == got,
+            };
+            if identical {
+                same += 1;
+                continue;
+            }
+            match rules.classify_raw(&argv, &expected, &got) {
+                Some(rule) if rule.kind == Kind::Deliberate => deliberate += 1,
+                found => failures.push(format!(
+                    "{name} line {}: {}: RedisBloom 8 {:?}, rsbloom {:?} (rule: {:?})",
+                    cols[0],
+                    cols[3..].join(" "),
+                    escape(&expected),
+                    escape(&got),
+                    found.map(|r| &r.id)
+                )),
+            }
+        }
+        server.assert_alive();
+        println!("{name}: {same} identical, {deliberate} deliberate differences");
+        assert!(same > 60, "{name}: only {same} identical replies");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

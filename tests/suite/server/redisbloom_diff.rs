@@ -1,0 +1,149 @@
+//! The differential fuzzer (`rsbloom_test_support::diff`) against the live RedisBloom 2.8.2
+//! on Redis 7.4.1, rsbloom creating RedisBloom's formats on the same binary: a fixed-seed
+//! run in which every divergence must be one `docs/differences.txt` lists. And the list
+//! against the README's "Differences from RedisBloom" section, both ways.
+//! `make fuzz-diff` runs longer, with other seeds or another RedisBloom.
+
+use rsbloom_test_support as common;
+
+use common::diff::{self, Config, Rules};
+use std::time::Duration;
+
+/// Steps of the fixed run (4,000 to 8,000 a second on two cores).
+const STEPS: u64 = 60_000;
+const SEED: u64 = 0x5eed_2024;
+
+#[test]
+fn redisbloom_and_rsbloom_answer_alike_but_for_listed_differences() {
+    let mut config = Config::new(SEED, STEPS);
+    config.reduce_budget = Duration::from_secs(5);
+    let (fuzzer, report) = diff::run(&config);
+    println!("{report}");
+    let s = &fuzzer.stats;
+    assert!(s.steps >= STEPS, "the run stopped early");
+    assert!(
+        s.identical * 10 > s.replies * 9,
+        "fewer than 90 % identical replies: the generator or the servers are off"
+    );
+    assert_eq!(
+        (s.unlisted_replies(), s.unlisted_states()),
+        (0, 0),
+        "unlisted divergences (replies, states); the report above has each kind, reduced"
+    );
+}
+
+#[test]
+fn the_readme_differences_and_the_list_are_the_same() {
+    let rules = Rules::load();
+    let readme = std::fs::read_to_string(common::workspace_root().join("README.md"))
+        .expect("read README.md");
+    let (tags, untagged) = diff::rules::readme_tags(&readme);
+    assert!(
+        untagged.is_empty(),
+        "items of the README's differences without a `(diff: <id>)` tag: {untagged:?}"
+    );
+    for tag in &tags {
+        assert!(
+            rules.get(tag).is_some(),
+            "the README tags `{tag}`, which docs/differences.txt does not list"
+        );
+    }
+    for rule in &rules.rules {
+        assert!(
+            tags.contains(&rule.id),
+            "docs/differences.txt lists `{}` (line {}), which the README's differences do not tag",
+            rule.id,
+            rule.line
+        );
+    }
+}
+
+#[test]
+fn the_classifier_matches_by_command_arguments_and_both_replies() {
+    let rules = Rules::load();
+    let id = |args: &str, rb: &str, rs: &str| rules.classify(args, rb, rs).map(|r| r.id.clone());
+    let wrongtype = "-WRONGTYPE Operation against a key holding the wrong kind of value";
+    assert_eq!(id("BF.EXISTS k x", ":0", wrongtype), None);
+    assert_eq!(id("BF.CARD k", ":0", wrongtype), None);
+    // RedisBloom 8's texts where 2.8 had others, and its capacity limit.
+    assert_eq!(
+        id(
+            "BF.RESERVE k 0 100",
+            "-ERR (0 < error rate range < 1) ",
+            "-ERR error rate must be in the range (0.000000, 1.000000)"
+        )
+        .as_deref(),
+        Some("rb8-bf-texts")
+    );
+    assert_eq!(
+        id(
+            "CF.RESERVE k 1073741825",
+            "+OK",
+            "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"
+        )
+        .as_deref(),
+        Some("rb8-capacity-limit")
+    );
+    // A difference that follows from how the key was made: by the command that made it.
+    let rules_from = |args: &str, origin: &str| {
+        rules
+            .classify_from(args, "[#t, #f]", "[#t, #t]", origin)
+            .map(|r| r.id.clone())
+    };
+    assert_eq!(
+        rules_from("BF.MADD k a b", "BF.RESERVE k 0.5 10").as_deref(),
+        Some("rb8-error-rate-cap")
+    );
+    assert_eq!(rules_from("BF.MADD k a b", "BF.RESERVE k 0.05 10"), None);
+    // Arguments match without case.
+    assert_eq!(
+        id(
+            "cf.reserve k 1000 x bucketsize",
+            "<crash>",
+            "-Couldn't parse BUCKETSIZE"
+        )
+        .as_deref(),
+        Some("no-crash")
+    );
+    assert_eq!(
+        id(
+            "BF.RESERVE k 0.01 100 FOO",
+            "+OK",
+            "-ERR unknown option 'FOO'"
+        )
+        .as_deref(),
+        Some("strict-options")
+    );
+    assert_eq!(
+        id(
+            "BF.RESERVE k 0.01 100 EXPANSION 0",
+            "-ERR expansion should be greater or equal to 1",
+            "+OK"
+        )
+        .as_deref(),
+        Some("expansion-zero")
+    );
+    assert_eq!(id("BF.ADD k x", ":1", ":0"), None);
+    assert_eq!(
+        id(
+            "BF.RESERVE s 0.05 5000 NONSCALING EXPANSION 3",
+            "-Nonscaling filters cannot expand",
+            "-ERR something else"
+        ),
+        None,
+        "a key named NONSCALING is listed, the flag in its place is not"
+    );
+    assert_eq!(
+        id(
+            "CF.INFO Expansion",
+            "{+Expansion rate: :8}",
+            "{+Expansion rate: :1}"
+        )
+        .as_deref(),
+        Some("strict-options")
+    );
+    assert!(diff::rules::glob("a%c d", "abbc d"));
+    assert!(!diff::rules::glob("a%c d", "ab c d"));
+    assert!(diff::rules::glob("a*c?e", "abbbcde"));
+    assert!(!diff::rules::glob("a*c?e", "abbbce"));
+}

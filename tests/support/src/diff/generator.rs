@@ -1,0 +1,450 @@
+//! Random command sequences over a handful of keys: mostly well-formed calls (so filters get
+//! real state: many adds, growth, full non-scaling filters), a share of edge forms (edge
+//! numbers, odd option orders, repeated or truncated options, keyword case variants and
+//! prefixes, extra and missing arguments, NUL bytes, empty and binary items), and the two
+//! round trips that need RedisBloom's answers first (SCANDUMP then LOADCHUNK, DUMP then
+//! RESTORE), which the runner expands.
+
+use super::rng::Rng;
+
+/// The keys the commands use. `s` is often a plain string, and every key may hold either
+/// family's type.
+pub const KEYS: &[&str] = &["k1", "k2", "k3", "s"];
+/// Keys named like options, used now and then (RedisBloom finds its keywords in odd places).
+pub const KEYWORD_KEYS: &[&str] = &["NONSCALING", "ITEMS", "Expansion", "MAXITERATIONS"];
+
+/// Every key a sequence may touch (the state check covers them all).
+pub fn all_keys() -> Vec<&'static str> {
+    KEYS.iter().chain(KEYWORD_KEYS).copied().collect()
+}
+
+pub const EDGE_NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "255",
+    "256",
+    "65535",
+    "65536",
+    "32768",
+    "32769",
+    "1073741824",
+    "1073741825",
+    "2147483648",
+    "4294967296",
+    "72057594037927936",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "+10",
+    "010",
+    "0x10",
+    "1e3",
+    "1e-400",
+    "1e400",
+    "inf",
+    "-inf",
+    "nan",
+    "0.25",
+    "0.5",
+    "1",
+    "0",
+    "1.0",
+    ".5",
+    "5.",
+    " 1",
+    "1 ",
+    "",
+    "abc",
+    "1e-300",
+    "-0",
+    "0.999999",
+];
+
+pub const EDGE_WORDS: &[&str] = &[
+    "NONSCALING",
+    "nonscaling",
+    "NonScaling",
+    "NONSCAL",
+    "N",
+    "EXPANSION",
+    "expansion",
+    "EXP",
+    "E",
+    "CAPACITY",
+    "capacity",
+    "CAP",
+    "C",
+    "ERROR",
+    "error",
+    "ERR",
+    "ITEMS",
+    "items",
+    "I",
+    "IT",
+    "NOCREATE",
+    "nocreate",
+    "NO",
+    "BUCKETSIZE",
+    "bucketsize",
+    "B",
+    "MAXITERATIONS",
+    "maxiterations",
+    "MAX",
+    "M",
+    "FOO",
+    "X",
+];
+
+const BF_RATES: &[&str] = &[
+    "0.01", "0.001", "0.1", "0.05", "0.5", "0.0001", "0.02", "0.3",
+];
+const BF_CAPS: &[u64] = &[1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
+const CF_CAPS: &[u64] = &[2, 4, 5, 8, 10, 16, 50, 100, 500, 1000, 4096];
+const INFO_FIELDS: &[&str] = &[
+    "CAPACITY",
+    "SIZE",
+    "FILTERS",
+    "ITEMS",
+    "EXPANSION",
+    "capacity",
+    "Size",
+    "items",
+    "FOO",
+    "",
+    "CAP",
+    "EXPANSIONS",
+];
+
+/// One generated step.
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Send these arguments to both servers.
+    Cmd(Vec<Vec<u8>>),
+    /// SCANDUMP `src` on both (RedisBloom's chunks drive it), then LOADCHUNK RedisBloom's
+    /// chunks, maybe altered, into `dst` on both.
+    CopyChunks {
+        cuckoo: bool,
+        src: &'static str,
+        dst: &'static str,
+        alter: bool,
+    },
+    /// DUMP `src` on both, then RESTORE RedisBloom's payload, maybe altered, into `dst`.
+    DumpRestore {
+        src: &'static str,
+        dst: &'static str,
+        alter: bool,
+        replace: bool,
+    },
+}
+
+pub struct Generator {
+    pub rng: Rng,
+    /// Items `i<n>` for n below this have been generated.
+    fresh: u64,
+}
+
+fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
+    s.as_ref().to_vec()
+}
+
+impl Generator {
+    pub fn new(seed: u64) -> Generator {
+        Generator {
+            rng: Rng::new(seed),
+            fresh: 0,
+        }
+    }
+
+    fn key(&mut self) -> &'static str {
+        if self.rng.chance(2) {
+            KEYWORD_KEYS[self.rng.below(KEYWORD_KEYS.len())]
+        } else {
+            KEYS[self.rng.below(KEYS.len())]
+        }
+    }
+
+    fn item(&mut self) -> Vec<u8> {
+        let r = self.rng.below(100);
+        if r < 55 {
+            self.fresh += 1;
+            format!("i{}", self.fresh).into_bytes()
+        } else if r < 92 {
+            let n = self.rng.range(0, self.fresh.max(1));
+            format!("i{n}").into_bytes()
+        } else {
+            match self.rng.below(7) {
+                0 => Vec::new(),
+                1 => vec![0],
+                2 => b"a\0b".to_vec(),
+                3 => (0..self.rng.range(1, 16))
+                    .map(|_| self.rng.next_u64() as u8)
+                    .collect(),
+                4 => vec![b'x'; 300],
+                5 => b(self.rng.pick(EDGE_NUMBERS)),
+                _ => b(self.rng.pick(EDGE_WORDS)),
+            }
+        }
+    }
+
+    fn items(&mut self) -> Vec<Vec<u8>> {
+        let n = if self.rng.chance(20) {
+            self.rng.range(30, 300)
+        } else {
+            self.rng.range(1, 10)
+        };
+        (0..n).map(|_| self.item()).collect()
+    }
+
+    fn edge_value(&mut self) -> Vec<u8> {
+        if self.rng.chance(70) {
+            b(self.rng.pick(EDGE_NUMBERS))
+        } else {
+            b(self.rng.pick(EDGE_WORDS))
+        }
+    }
+
+    /// Option pairs/flags in a random order.
+    fn shuffled(&mut self, mut opts: Vec<Vec<Vec<u8>>>) -> Vec<Vec<u8>> {
+        for i in (1..opts.len()).rev() {
+            let j = self.rng.below(i + 1);
+            opts.swap(i, j);
+        }
+        opts.concat()
+    }
+
+    /// The next step.
+    pub fn next_action(&mut self) -> Action {
+        let weights: &[(u32, &str)] = &[
+            (70, "BF.ADD"),
+            (70, "BF.MADD"),
+            (60, "BF.INSERT"),
+            (45, "BF.RESERVE"),
+            (35, "BF.EXISTS"),
+            (35, "BF.MEXISTS"),
+            (20, "BF.CARD"),
+            (30, "BF.INFO"),
+            (10, "BF.DEBUG"),
+            (8, "BF.SCANDUMP"),
+            (8, "BF.LOADCHUNK"),
+            (45, "CF.RESERVE"),
+            (70, "CF.ADD"),
+            (35, "CF.ADDNX"),
+            (60, "CF.INSERT"),
+            (35, "CF.INSERTNX"),
+            (35, "CF.EXISTS"),
+            (25, "CF.MEXISTS"),
+            (20, "CF.COUNT"),
+            (35, "CF.DEL"),
+            (10, "CF.COMPACT"),
+            (20, "CF.INFO"),
+            (10, "CF.DEBUG"),
+            (8, "CF.SCANDUMP"),
+            (8, "CF.LOADCHUNK"),
+            (20, "DEL"),
+            (12, "SET"),
+            (8, "TYPE"),
+            (8, "DUMP"),
+            (30, "copy"),
+            (20, "restore"),
+            (2, "FLUSHALL"),
+        ];
+        let total: u32 = weights.iter().map(|w| w.0).sum();
+        let mut r = self.rng.below(total as usize) as u32;
+        let mut name = "BF.ADD";
+        for (w, n) in weights {
+            if r < *w {
+                name = n;
+                break;
+            }
+            r -= w;
+        }
+        match name {
+            "copy" => {
+                let cuckoo = self.rng.chance(50);
+                let src = *self.rng.pick(KEYS);
+                let dst = self.key();
+                let alter = self.rng.chance(35);
+                return Action::CopyChunks {
+                    cuckoo,
+                    src,
+                    dst,
+                    alter,
+                };
+            }
+            "restore" => {
+                let src = *self.rng.pick(KEYS);
+                let dst = self.key();
+                return Action::DumpRestore {
+                    src,
+                    dst,
+                    alter: self.rng.chance(40),
+                    replace: self.rng.chance(30),
+                };
+            }
+            _ => {}
+        }
+        let mut args = self.well_formed(name);
+        if self.rng.chance(22) {
+            self.edge(&mut args);
+        }
+        Action::Cmd(args)
+    }
+
+    fn well_formed(&mut self, name: &str) -> Vec<Vec<u8>> {
+        let key = b(self.key());
+        let mut a = vec![b(name), key];
+        let rng = &mut self.rng;
+        match name {
+            "BF.ADD" | "BF.EXISTS" | "CF.ADD" | "CF.ADDNX" | "CF.EXISTS" | "CF.COUNT"
+            | "CF.DEL" => a.push(self.item()),
+            "BF.MADD" | "BF.MEXISTS" | "CF.MEXISTS" => a.extend(self.items()),
+            "BF.RESERVE" => {
+                a.push(b(rng.pick(BF_RATES)));
+                a.push(rng.pick(BF_CAPS).to_string().into_bytes());
+                let mut opts = Vec::new();
+                if rng.chance(40) {
+                    let e = if rng.chance(10) { 0 } else { rng.range(1, 5) };
+                    opts.push(vec![b("EXPANSION"), e.to_string().into_bytes()]);
+                }
+                if rng.chance(25) {
+                    opts.push(vec![b("NONSCALING")]);
+                }
+                a.extend(self.shuffled(opts));
+            }
+            "BF.INSERT" | "CF.INSERT" | "CF.INSERTNX" => {
+                let mut opts = Vec::new();
+                let cf = name.starts_with("CF");
+                if rng.chance(40) {
+                    let caps = if cf { CF_CAPS } else { BF_CAPS };
+                    opts.push(vec![b("CAPACITY"), rng.pick(caps).to_string().into_bytes()]);
+                }
+                if !cf && rng.chance(30) {
+                    opts.push(vec![b("ERROR"), b(rng.pick(BF_RATES))]);
+                }
+                if !cf && rng.chance(20) {
+                    let e = if rng.chance(10) { 0 } else { rng.range(1, 4) };
+                    opts.push(vec![b("EXPANSION"), e.to_string().into_bytes()]);
+                }
+                if rng.chance(10) {
+                    opts.push(vec![b("NOCREATE")]);
+                }
+                if !cf && rng.chance(15) {
+                    opts.push(vec![b("NONSCALING")]);
+                }
+                let opts = self.shuffled(opts);
+                a.extend(opts);
+                a.push(b("ITEMS"));
+                a.extend(self.items());
+            }
+            "BF.CARD" | "BF.DEBUG" | "CF.COMPACT" | "CF.INFO" | "CF.DEBUG" | "DEL" | "TYPE"
+            | "DUMP" => {}
+            "BF.INFO" => {
+                if rng.chance(50) {
+                    a.push(b(rng.pick(INFO_FIELDS)));
+                }
+            }
+            "BF.SCANDUMP" | "CF.SCANDUMP" => {
+                let it = if rng.chance(50) {
+                    b("0")
+                } else {
+                    b(rng.pick(EDGE_NUMBERS))
+                };
+                a.push(it);
+            }
+            "BF.LOADCHUNK" | "CF.LOADCHUNK" => {
+                a.push(b(rng.pick(EDGE_NUMBERS)));
+                let n = rng.range(0, 64) as usize;
+                a.push((0..n).map(|_| rng.next_u64() as u8).collect());
+            }
+            "CF.RESERVE" => {
+                a.push(rng.pick(CF_CAPS).to_string().into_bytes());
+                let mut opts = Vec::new();
+                if rng.chance(40) {
+                    let v = *rng.pick(&[1u64, 2, 3, 4, 8]);
+                    opts.push(vec![b("BUCKETSIZE"), v.to_string().into_bytes()]);
+                }
+                if rng.chance(30) {
+                    let v = *rng.pick(&[1u64, 5, 20, 50, 100]);
+                    opts.push(vec![b("MAXITERATIONS"), v.to_string().into_bytes()]);
+                }
+                if rng.chance(40) {
+                    let v = *rng.pick(&[0u64, 1, 2, 4]);
+                    opts.push(vec![b("EXPANSION"), v.to_string().into_bytes()]);
+                }
+                a.extend(self.shuffled(opts));
+            }
+            "SET" => a.push(b("plain")),
+            "FLUSHALL" => a.truncate(1),
+            other => panic!("no generator for {other}"),
+        }
+        a
+    }
+
+    /// One edge alteration of a well-formed command (never of the command name).
+    fn edge(&mut self, a: &mut Vec<Vec<u8>>) {
+        let n = a.len();
+        match self.rng.below(9) {
+            0 | 1 if n > 2 => {
+                let i = self.rng.range(2, n as u64 - 1) as usize;
+                a[i] = self.edge_value();
+            }
+            2 if n > 1 => {
+                let i = self.rng.range(1, n as u64 - 1) as usize;
+                a.remove(i);
+            }
+            3 => {
+                let i = self.rng.range(1, n as u64) as usize;
+                let v = self.edge_value();
+                a.insert(i, v);
+            }
+            4 if n > 3 => {
+                // Repeat an option with its value (or any two arguments) at the end.
+                let i = self.rng.range(2, n as u64 - 2) as usize;
+                let (x, y) = (a[i].clone(), a[i + 1].clone());
+                a.push(x);
+                a.push(y);
+            }
+            5 => a.push(b(self.rng.pick(EDGE_WORDS))),
+            6 => {
+                // A keyword in another case or shortened.
+                let keywords: Vec<usize> = (2..n)
+                    .filter(|&i| a[i].len() > 1 && a[i].iter().all(u8::is_ascii_uppercase))
+                    .collect();
+                if let Some(&i) = keywords.get(self.rng.below(keywords.len().max(1))) {
+                    let w = a[i].clone();
+                    a[i] = match self.rng.below(3) {
+                        0 => w.to_ascii_lowercase(),
+                        1 => w[..self.rng.range(1, w.len() as u64 - 1) as usize].to_vec(),
+                        _ => w
+                            .iter()
+                            .enumerate()
+                            .map(|(j, c)| {
+                                if j % 2 == 1 {
+                                    c.to_ascii_lowercase()
+                                } else {
+                                    *c
+                                }
+                            })
+                            .collect(),
+                    };
+                }
+            }
+            7 if n > 3 => {
+                let i = self.rng.range(1, n as u64 - 1) as usize;
+                let j = self.rng.range(1, n as u64 - 1) as usize;
+                a.swap(i, j);
+            }
+            _ => {
+                if n > 2 {
+                    let i = self.rng.range(2, n as u64 - 1) as usize;
+                    a[i] = b(self.rng.pick(EDGE_NUMBERS));
+                } else {
+                    a.push(self.edge_value());
+                }
+            }
+        }
+    }
+}
