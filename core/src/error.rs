@@ -195,8 +195,8 @@ pub fn check_limit(needed: u64, limit: u64) -> Result<()> {
 }
 
 /// A word as printable ASCII: other bytes, the quote and the backslash as `\xNN` (an error
-/// reply is one line of text, and C strings end at a NUL).
-fn escaped(word: &[u8]) -> String {
+/// reply is one line of text, and C strings end at a NUL). For every text that echoes a word.
+pub fn escaped(word: &[u8]) -> String {
     let mut out = String::with_capacity(word.len());
     for &b in word {
         match b {

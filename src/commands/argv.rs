@@ -27,10 +27,6 @@ impl Arg {
         RedisString::string_as_slice(self.0)
     }
 
-    pub fn to_string_lossy(&self) -> String {
-        String::from_utf8_lossy(self.as_slice()).into_owned()
-    }
-
     pub fn raw(&self) -> *mut raw::RedisModuleString {
         self.0
     }

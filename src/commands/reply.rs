@@ -69,7 +69,9 @@ pub fn send(ctx: &Context, reply: Reply) {
             raw::reply_with_null(ctx.ctx);
         }
         Reply::Error(e) => {
-            let text = CString::new(e.to_string()).unwrap_or_default();
+            // Texts that echo a word escape it; a NUL here would be a bug, and must not
+            // empty the reply.
+            let text = CString::new(e.to_string().replace('\0', "\\x00")).unwrap_or_default();
             unsafe { raw::RedisModule_ReplyWithError.unwrap()(ctx.ctx, text.as_ptr()) };
         }
         Reply::Array(items) => {

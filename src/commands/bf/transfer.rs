@@ -2,7 +2,7 @@
 
 use rsbloom_core::bloom::codec::writeto;
 use rsbloom_core::bloom::Chain;
-use rsbloom_core::error::{Error, Result};
+use rsbloom_core::error::{escaped, Error, Result};
 
 use super::options;
 use crate::commands::argv::Arg;
@@ -18,7 +18,7 @@ fn format(arg: &Arg) -> Result<()> {
         true => Ok(()),
         false => Err(Error::Unsupported(format!(
             "unknown format '{}' (supported: GUAVA)",
-            arg.to_string_lossy()
+            escaped(arg.as_slice())
         ))),
     }
 }

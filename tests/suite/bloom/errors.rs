@@ -388,6 +388,11 @@ fn unknown_options_and_missing_values() {
         &[&b"BF.RESERVE"[..], b"k", b"0.01", b"100", b"a\x00'\\\xff"],
         r"ERR unknown option 'a\x00\x27\x5c\xff'",
     );
+    expect_err(
+        &mut c,
+        &[&b"BF.EXPORT"[..], b"k", b"\x00x"],
+        r"ERR unknown format '\x00x' (supported: GUAVA)",
+    );
     // BF.INSERT tells options by their first letters: a word none fits is RedisBloom's
     // error; one that fits but is not the whole keyword is refused after the loop.
     for word in ["FOO", "", "xITEMS"] {
