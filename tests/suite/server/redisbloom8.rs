@@ -33,8 +33,16 @@ fn every_reply_is_redisbloom_8s_or_a_deliberate_difference() {
         let (mut same, mut deliberate) = (0, 0);
         for line in files::read(SET, &format!("{name}.commands.tsv")).lines() {
             let cols: Vec<&str> = line.split('\t').collect();
-            let expected = unescape(cols[2]);
             let argv: Vec<Vec<u8>> = cols[3..].iter().map(|a| unescape(a)).collect();
+            // Numbers are the server's grammar, as for RedisBloom: an error rate this server
+            // does not read as a double (Valkey 9 reads no hex, the recording Redis 8.2 reads
+            // `0x10` as 16) is what RedisBloom there would call a bad error rate.
+            let expected = match argv.as_slice() {
+                [cmd, _, rate, ..] if cmd == b"BF.RESERVE" && !reads_double(&mut c, rate) => {
+                    b"-ERR bad error rate\r\n".to_vec()
+                }
+                _ => unescape(cols[2]),
+            };
             let conn = match cols[1] {
                 "3" => &mut resp3,
                 _ => &mut resp2,
@@ -71,4 +79,12 @@ fn every_reply_is_redisbloom_8s_or_a_deliberate_difference() {
         assert!(same > 60, "{name}: only {same} identical replies");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Whether the server reads `word` as a double: ZADD reads its score with the function
+/// `RedisModule_StringToDouble` uses (`getDoubleFromObject`).
+fn reads_double(c: &mut redis::Connection, word: &[u8]) -> bool {
+    let v = raw(c, &[&b"ZADD"[..], b"redisbloom8:probe", word, b"m"]);
+    raw(c, &["DEL", "redisbloom8:probe"]);
+    err_of(&v).is_none()
 }
