@@ -24,7 +24,10 @@ fn main() {
     std::fs::write(dir.join("report.txt"), &report).expect("write the report");
     eprintln!("report: {}", dir.join("report.txt").display());
     let s = &fuzzer.stats;
-    if s.unlisted_replies() + s.unlisted_states() > 0 {
+    let failed = s.unlisted_replies() + s.unlisted_states() > 0;
+    // Stops both servers: `exit` runs no destructors.
+    drop(fuzzer);
+    if failed {
         std::process::exit(1);
     }
 }
