@@ -1248,6 +1248,81 @@ class TopKModel:
         return out
 
 
+def cms_model_check(script, replies):
+    """Replays INITBYDIM/INCRBY/QUERY/INFO/MERGE of one transcript on a Python Count-Min Sketch and compares the replies."""
+    sk = {}
+    compared = matched = 0
+    mismatches = []
+
+    def query(s, item):
+        w, d, arr = s["w"], s["d"], s["a"]
+        return min(arr[i * w + murmur2(item, i) % w] for i in range(d))
+
+    for seq, ((p, args), reply) in enumerate(zip(script.cmds, replies), 1):
+        cmd = args[0].upper()
+        if reply.startswith(b"-"):
+            continue
+        want = None
+        if cmd == b"CMS.INITBYDIM":
+            w, d = int(args[2]), int(args[3])
+            if w * d > 10 ** 7:
+                continue
+            sk[args[1]] = {"w": w, "d": d, "a": [0] * (w * d), "n": 0}
+            continue
+        if cmd == b"CMS.INITBYPROB":
+            import math
+            w = math.ceil(2 / float(args[2]))
+            d = math.ceil(struct.unpack("f", struct.pack("f", math.log10(float(args[3]))))[0]
+                          / struct.unpack("f", struct.pack("f", math.log10(0.5)))[0])
+            sk[args[1]] = {"w": w, "d": d, "a": [0] * (w * d), "n": 0}
+            want = b"+OK\r\n"
+        elif cmd == b"DEL":
+            for k in args[1:]:
+                sk.pop(k, None)
+            continue
+        elif args[1] not in sk:
+            continue
+        s = sk.get(args[1])
+        if cmd == b"CMS.INCRBY":
+            parts = []
+            for i in range(2, len(args), 2):
+                item, inc = args[i], int(args[i + 1])
+                w, d, arr = s["w"], s["d"], s["a"]
+                for r in range(d):
+                    loc = r * w + murmur2(item, r) % w
+                    arr[loc] = (arr[loc] + inc) & 0xFFFFFFFF
+                    if arr[loc] < inc:
+                        arr[loc] = 0xFFFFFFFF
+                s["n"] = (s["n"] + inc) & 0xFFFFFFFFFFFFFFFF
+                m = query(s, item)
+                parts.append(b"-CMS: INCRBY overflow\r\n" if m == 0xFFFFFFFF else b":%d\r\n" % m)
+            want = b"*%d\r\n" % len(parts) + b"".join(parts)
+        elif cmd == b"CMS.QUERY":
+            vals = [query(s, it) for it in args[2:]]
+            want = b"*%d\r\n" % len(vals) + b"".join(b":%d\r\n" % v for v in vals)
+        elif cmd == b"CMS.INFO":
+            n = s["n"] - (1 << 64) if s["n"] >= 1 << 63 else s["n"]
+            want = (b"%3\r\n" if p == 3 else b"*6\r\n") + b"+width\r\n:%d\r\n+depth\r\n:%d\r\n+count\r\n:%d\r\n" % (
+                s["w"], s["d"], n)
+        elif cmd == b"CMS.MERGE":
+            nk = int(args[2])
+            srcs = args[3:3 + nk]
+            ws = [int(x) for x in args[4 + nk:4 + 2 * nk]] if len(args) > 3 + nk else [1] * nk
+            if any(x not in sk for x in srcs):
+                continue
+            s["a"] = [sum(sk[x]["a"][j] * wt for x, wt in zip(srcs, ws)) for j in range(s["w"] * s["d"])]
+            s["n"] = sum(sk[x]["n"] * wt for x, wt in zip(srcs, ws)) & 0xFFFFFFFFFFFFFFFF
+            want = b"+OK\r\n"
+        if want is None:
+            continue
+        compared += 1
+        if want == reply:
+            matched += 1
+        else:
+            mismatches.append(seq)
+    return {"model_compared": compared, "model_matched": matched, "model_mismatch_seqs": mismatches}
+
+
 def resp_bulk_or_null(v, proto):
     if v is None:
         return b"_\r\n" if proto == 3 else b"$-1\r\n"
@@ -1426,6 +1501,8 @@ def record_type(args, kind, folder, type_name, info_cmd, make):
             st["errors_replied"] = sum(1 for r in replies if r.startswith(b"-"))
             if kind == "topk":
                 st["model"] = topk_model_check(s, replies)
+            if kind == "cms":
+                st["model"] = cms_model_check(s, replies)
             with open(os.path.join(outdir, s.name + ".info.json"), "w") as f:
                 json.dump(st, f, indent=1, sort_keys=True)
                 f.write("\n")
