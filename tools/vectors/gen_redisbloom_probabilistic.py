@@ -13,6 +13,13 @@ Replay of the same scripts on another build (writes only NAME.commands.<tag>.tsv
   gen_redisbloom_probabilistic.py --env .../redis-8.2.env --module /work/rb8/redisbloom-8.2.3.so --replay-tag rb8
 
 The env file gives REDIS_SERVER and LD_LIBRARY_PATH (KEY=VALUE lines).
+
+Written per folder: NAME.commands.tsv, NAME.dump.bin, NAME.info.json, all.rdb, all.base.aof, checks.json
+(and quirks.tsv for Top-K); with --replay-tag T only NAME.commands.T.tsv and checks.T.json.
+Deterministic from run to run except: all.rdb (ctime/used-mem aux fields, key order from Redis's per-process
+hash seed) and all.base.aof (key order) in every folder; and in redisbloom-topk every DUMP (heap entries hold
+raw item pointers): *.dump.bin, *.info.json (CRC), checks.json, quirks.tsv, the DUMP/RESTORE lines of
+restored.commands.tsv, and default.commands.tsv (decay uses the process-seeded rand()).
 """
 
 import argparse
@@ -1487,6 +1494,13 @@ def record_type(args, kind, folder, type_name, info_cmd, make):
         summary["module_list"] = escape(c.send([b"MODULE", b"LIST"]))
         summary["redis_version"] = [l for l in c.send([b"INFO", b"server"]).decode().split("\r\n")
                                     if l.startswith("redis_version")][0]
+        prefix = {"cms": b"cms.", "topk": b"topk.", "tdigest": b"tdigest."}[kind]
+        names = sorted(n for n in parse(c.send([b"COMMAND", b"LIST"])) if n.encode().startswith(prefix))
+        summary["command_info"] = {n: escape(c.send([b"COMMAND", b"INFO", n.encode()])) for n in names}
+        if args.replay_tag:
+            with open(os.path.join(outdir, "checks.%s.json" % args.replay_tag), "w") as f:
+                json.dump(summary, f, indent=1, sort_keys=True)
+                f.write("\n")
         dumps = {}
         for s in scripts:
             lines, replies = run_script(srv, s)
