@@ -42,11 +42,6 @@ pub fn is(arg: &Arg, word: &str) -> bool {
     arg.as_slice().eq_ignore_ascii_case(word.as_bytes())
 }
 
-/// A SCANDUMP / LOADCHUNK iterator, or `bad` (each command words that error its own way).
-pub fn iterator(arg: &Arg, bad: Error) -> Result<i64> {
-    integer(arg).ok_or(bad)
-}
-
 /// An option word the family knows: its whole name, whether a value follows it, and the
 /// letters RedisBloom's INSERT-style loop tells it by (`(index, lower-case letter)`, all
 /// of which must match; options are tried in their declared order).

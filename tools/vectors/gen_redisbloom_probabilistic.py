@@ -29,108 +29,17 @@ import os
 import shutil
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from rawresp import Conn, Server, escape, unescape  # noqa: E402
 VECTORS = os.path.normpath(os.path.join(HERE, "..", "..", "tests", "vectors"))
 
 # ----------------------------------------------------------------------------------------------
-# escaping and the raw RESP client
-
-
-def escape(data):
-    out = []
-    for b in data:
-        if b == 0x5C:
-            out.append("\\\\")
-        elif b == 0x09:
-            out.append("\\t")
-        elif b == 0x0A:
-            out.append("\\n")
-        elif b == 0x0D:
-            out.append("\\r")
-        elif 0x20 <= b <= 0x7E:
-            out.append(chr(b))
-        else:
-            out.append("\\x%02x" % b)
-    return "".join(out)
-
-
-def unescape(field):
-    out = bytearray()
-    i = 0
-    while i < len(field):
-        c = field[i]
-        if c == "\\":
-            n = field[i + 1]
-            if n == "x":
-                out.append(int(field[i + 2:i + 4], 16))
-                i += 4
-                continue
-            out += {"\\": b"\\", "t": b"\t", "n": b"\n", "r": b"\r"}[n]
-            i += 2
-            continue
-        out += c.encode()
-        i += 1
-    return bytes(out)
-
-
-class Conn:
-    """One connection; send() returns the exact bytes of one reply."""
-
-    def __init__(self, port, proto=2):
-        self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.settimeout(60)
-        self.buf = b""
-        if proto == 3:
-            self.send([b"HELLO", b"3"])
-
-    def close(self):
-        self.sock.close()
-
-    def _more(self):
-        chunk = self.sock.recv(1 << 20)
-        if not chunk:
-            raise ConnectionError("connection closed by the server")
-        self.buf += chunk
-
-    def _line(self, pos):
-        while True:
-            end = self.buf.find(b"\r\n", pos)
-            if end >= 0:
-                return self.buf[pos:end], end + 2
-            self._more()
-
-    def _reply_end(self, pos):
-        line, pos = self._line(pos)
-        t, rest = line[:1], line[1:]
-        if t in (b"$", b"=", b"!"):
-            n = int(rest)
-            if n >= 0:
-                while len(self.buf) < pos + n + 2:
-                    self._more()
-                pos += n + 2
-        elif t in (b"*", b"~", b">"):
-            for _ in range(max(int(rest), 0)):
-                pos = self._reply_end(pos)
-        elif t in (b"%", b"|"):
-            for _ in range(2 * int(rest)):
-                pos = self._reply_end(pos)
-            if t == b"|":  # an attribute precedes the real reply
-                pos = self._reply_end(pos)
-        return pos
-
-    def send(self, args):
-        args = [a if isinstance(a, bytes) else str(a).encode() for a in args]
-        self.sock.sendall(b"".join([b"*%d\r\n" % len(args)] +
-                                   [b"$%d\r\n%s\r\n" % (len(a), a) for a in args]))
-        end = self._reply_end(0)
-        reply, self.buf = self.buf[:end], self.buf[end:]
-        return reply
-
+# replies as values
 
 def parse(reply):
     """Decodes a RESP reply (bytes) into Python values (for summaries only)."""
@@ -175,58 +84,6 @@ def parse(reply):
         raise ValueError(reply)
 
     return go(0)[0]
-
-
-# ----------------------------------------------------------------------------------------------
-# servers
-
-
-def read_env(path):
-    env = {}
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                env[k] = v
-    return env
-
-
-class Server:
-    def __init__(self, envfile, module, extra=(), workdir=None):
-        e = read_env(envfile)
-        self.binary = e["REDIS_SERVER"]
-        self.env = dict(os.environ)
-        if e.get("LD_LIBRARY_PATH"):
-            self.env["LD_LIBRARY_PATH"] = e["LD_LIBRARY_PATH"]
-        self.dir = workdir or tempfile.mkdtemp(prefix="rbprob-")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        args = [self.binary, "--bind", "127.0.0.1", "--port", str(self.port), "--dir", self.dir,
-                "--save", "", "--appendonly", "no", "--crash-memcheck-enabled", "no",
-                "--loadmodule", module] + list(extra)
-        self.log = open(os.path.join(self.dir, "server.log"), "wb")
-        self.proc = subprocess.Popen(args, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(200):
-            try:
-                c = Conn(self.port)
-                if c.send(["PING"]) == b"+PONG\r\n":
-                    c.close()
-                    return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                raise RuntimeError("server exited: " + open(self.log.name).read())
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("server did not start")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.log.close()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1487,7 +1344,7 @@ def record_type(args, kind, folder, type_name, info_cmd, make):
     outdir = os.path.join(args.out, folder)
     os.makedirs(outdir, exist_ok=True)
     scripts = make()
-    srv = Server(args.env, args.module)
+    srv = Server.from_env(args.env, args.module)
     summary = {"scripts": {}}
     try:
         c = Conn(srv.port)
@@ -1566,7 +1423,7 @@ def verify(args, kind, outdir, scripts, dumps):
             want = [l.rstrip("\n").split("\t")[2] for l in f]
         per = []
         for _ in range(runs):
-            srv = Server(args.env, args.module)
+            srv = Server.from_env(args.env, args.module)
             try:
                 lines, _ = run_script(srv, s)
                 c = Conn(srv.port)
@@ -1586,7 +1443,7 @@ def verify(args, kind, outdir, scripts, dumps):
     # reloads
     tmp = tempfile.mkdtemp(prefix="rbprob-rdb-")
     shutil.copy(os.path.join(outdir, "all.rdb"), os.path.join(tmp, "dump.rdb"))
-    srv = Server(args.env, args.module, workdir=tmp)
+    srv = Server.from_env(args.env, args.module, workdir=tmp)
     try:
         c = Conn(srv.port)
         for s in scripts:
@@ -1610,7 +1467,7 @@ def verify(args, kind, outdir, scripts, dumps):
     shutil.copy(os.path.join(outdir, "all.base.aof"), os.path.join(tmp, "appendonlydir", "appendonly.aof.1.base.aof"))
     with open(os.path.join(tmp, "appendonlydir", "appendonly.aof.manifest"), "w") as f:
         f.write("file appendonly.aof.1.base.aof seq 1 type b\n")
-    srv = Server(args.env, args.module, extra=["--appendonly", "yes"], workdir=tmp)
+    srv = Server.from_env(args.env, args.module, extra=["--appendonly", "yes"], workdir=tmp)
     try:
         c = Conn(srv.port)
         for s in scripts:
@@ -1655,7 +1512,7 @@ def topk_quirks(args, outdir):
     ]
     lines = []
     for name, steps in cases:
-        srv = Server(args.env, args.module)
+        srv = Server.from_env(args.env, args.module)
         try:
             c = Conn(srv.port)
             c.sock.settimeout(5)

@@ -6,7 +6,7 @@ use rsbloom_core::bloom::codec::scandump::{self, Load};
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use crate::commands::grammar::iterator;
+use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
@@ -18,7 +18,7 @@ use crate::datatype::Family;
 pub fn scandump(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
-    let iter = iterator(&call.args[2], Error::ScanDumpNotNumeric)?;
+    let iter = grammar::integer(&call.args[2]).ok_or(Error::ScanDumpNotNumeric)?;
     let (next, data) = scandump::dump_step(chain, iter, config::chunk_bytes());
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
 }
@@ -37,7 +37,7 @@ fn received(ctx: &Context, e: Error) -> Error {
 /// BF.LOADCHUNK key iterator data: iterator 1 on a missing key creates it from a header;
 /// on an existing key every iterator writes a data chunk.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
-    let iter = iterator(&call.args[2], Error::LoadChunkNotNumeric)?;
+    let iter = grammar::integer(&call.args[2]).ok_or(Error::LoadChunkNotNumeric)?;
     let limit = config::max_filter_bytes();
     let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.

@@ -10,7 +10,7 @@ use rsbloom_test_support as common;
 
 use common::diff::rules::Rules;
 use common::files::{self, escape, unescape};
-use common::raw_resp::{bulk_payload, RawConn};
+use common::raw_resp::{same_reply, RawConn};
 use common::Server;
 
 const SET: &str = "redisbloom-cf";
@@ -97,18 +97,7 @@ fn replay(server: &Server, name: &str) -> (Vec<(u64, Vec<Vec<u8>>, Vec<u8>, Vec<
         };
         let got = conn.send(&argv);
         count += 1;
-        let same = if argv[0].eq_ignore_ascii_case(b"DUMP") {
-            // The value and its framing; not the RDB version and CRC at the end.
-            match (bulk_payload(&expected), bulk_payload(&got)) {
-                (Some(e), Some(g)) if e.len() > 10 && g.len() > 10 => {
-                    e[..e.len() - 10] == g[..g.len() - 10]
-                }
-                _ => expected == got,
-            }
-        } else {
-            expected == got
-        };
-        if !same {
+        if !same_reply(&argv, &expected, &got) {
             differ.push((seq, argv, expected, got));
         }
     }

@@ -9,7 +9,7 @@ use rsbloom_test_support as common;
 
 use common::diff::rules::{Kind, Rules};
 use common::files::{self, escape, unescape};
-use common::raw_resp::{bulk_payload, RawConn};
+use common::raw_resp::{same_reply, RawConn};
 use common::*;
 
 const SET: &str = "redisbloom8";
@@ -48,17 +48,7 @@ fn every_reply_is_redisbloom_8s_or_a_deliberate_difference() {
                 _ => &mut resp2,
             };
             let got = conn.send(&argv);
-            let identical = match (
-                argv[0].as_slice(),
-                bulk_payload(&expected),
-                bulk_payload(&got),
-            ) {
-                (b"DUMP", Some(e), Some(g)) if e.len() > 10 && g.len() > 10 => {
-                    e[..e.len() - 10] == g[..g.len() - 10]
-                }
-                _ => expected == got,
-            };
-            if identical {
+            if same_reply(&argv, &expected, &got) {
                 same += 1;
                 continue;
             }

@@ -47,6 +47,7 @@ impl fmt::Display for Kind {
 
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// In upper case, as `origin` (they are matched without case).
     pub args: String,
     pub rb: String,
     pub rs: String,
@@ -73,16 +74,13 @@ impl Rule {
         self.commands.iter().any(|c| c == "*" || *c == command)
     }
 
-    /// Argument globs ignore ASCII case (keywords do); reply globs do not.
-    pub fn matches(&self, args: &str, rb: &str, rs: &str, origin: &str) -> bool {
+    /// `args` and `origin` in upper case: argument globs ignore ASCII case (keywords do,
+    /// and the parser folds the patterns); reply globs do not.
+    fn matches_folded(&self, args: &str, rb: &str, rs: &str, origin: &str) -> bool {
         let command = args.split(' ').next().unwrap_or("");
-        let (args, origin) = (args.to_ascii_uppercase(), origin.to_ascii_uppercase());
         self.covers(command)
             && self.cases.iter().any(|c| {
-                glob(&c.args.to_ascii_uppercase(), &args)
-                    && glob(&c.rb, rb)
-                    && glob(&c.rs, rs)
-                    && glob(&c.origin.to_ascii_uppercase(), &origin)
+                glob(&c.args, args) && glob(&c.rb, rb) && glob(&c.rs, rs) && glob(&c.origin, origin)
             })
     }
 }
@@ -151,7 +149,7 @@ impl Rules {
                 }
                 "readme" => rule.readme = value,
                 "args" => rule.cases.push(Case {
-                    args: value,
+                    args: value.to_ascii_uppercase(),
                     rb: "*".into(),
                     rs: "*".into(),
                     origin: "*".into(),
@@ -164,7 +162,7 @@ impl Rules {
                     match field {
                         "rb" => case.rb = value,
                         "rs" => case.rs = value,
-                        _ => case.origin = value,
+                        _ => case.origin = value.to_ascii_uppercase(),
                     }
                 }
                 other => return Err(format!("line {line}: unknown field `{other}`")),
@@ -189,7 +187,10 @@ impl Rules {
 
     /// [`Rules::classify`] knowing the command that created the step's key.
     pub fn classify_from(&self, args: &str, rb: &str, rs: &str, origin: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.matches(args, rb, rs, origin))
+        let (args, origin) = (args.to_ascii_uppercase(), origin.to_ascii_uppercase());
+        self.rules
+            .iter()
+            .find(|r| r.matches_folded(&args, rb, rs, &origin))
     }
 
     /// [`Rules::classify`] on the raw arguments and raw replies.

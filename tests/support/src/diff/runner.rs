@@ -312,7 +312,7 @@ impl Fuzzer {
             Outcome::Differ { rb, rs } => {
                 let shown = resp::show_args(&args);
                 let (rb_text, rs_text) = (resp::render(&rb), resp::render(&rs));
-                let origin = self.origin_of(&args);
+                let origin = args.get(1).map_or_else(|| "?".into(), |k| self.origin(k));
                 match self
                     .rules
                     .classify_from(&shown, &rb_text, &rs_text, &origin)
@@ -528,21 +528,13 @@ impl Fuzzer {
         None
     }
 
-    /// The command that created the key a step works on, `?` if unknown.
-    fn origin_of(&self, args: &[Vec<u8>]) -> String {
-        args.get(1)
-            .and_then(|key| self.origins.get(key))
-            .cloned()
-            .unwrap_or_else(|| "?".into())
+    /// The command that created what `key` holds, `?` if unknown.
+    fn origin(&self, key: &[u8]) -> String {
+        self.origins.get(key).cloned().unwrap_or_else(|| "?".into())
     }
 
     fn state_difference(&mut self, key: &str, what: &str, kind: &str, rb: &str, rs: &str) {
-        let origin = self
-            .origins
-            .get(key.as_bytes())
-            .cloned()
-            .unwrap_or_else(|| "?".into());
-        let args = format!("STATE {what} {key} {origin}");
+        let args = format!("STATE {what} {key} {}", self.origin(key.as_bytes()));
         match self.rules.classify(&args, rb, rs) {
             Some(rule) => *self.stats.state_listed.entry(rule.id.clone()).or_default() += 1,
             None => {
