@@ -99,6 +99,24 @@ pub enum Error {
     CfCannotCreate,
     /// A LOADCHUNK data chunk that does not fit the filter.
     CfCannotLoadChunk,
+
+    // Top-K (TOPK.*), RedisBloom 8's texts.
+    /// TOPK.RESERVE on a key that holds anything.
+    TopkKeyExists,
+    /// Any other TOPK command on a missing key.
+    TopkNotFound,
+    /// k not an integer in [1, 2^32-1].
+    TopkBadK,
+    /// width not an integer in [1, 2^32-1].
+    TopkBadWidth,
+    /// depth not an integer in [1, 2^32-1].
+    TopkBadDepth,
+    /// decay not a number in (0, 1].
+    TopkBadDecay,
+    /// A TOPK.INCRBY increment not an integer in [0, 100000].
+    TopkBadIncrement,
+    /// TOPK.LIST's optional word is not WITHCOUNT.
+    TopkWithcountExpected,
 }
 
 impl fmt::Display for Error {
@@ -176,6 +194,20 @@ impl fmt::Display for Error {
             Error::CfInvalidHeader => f.write_str("Invalid header"),
             Error::CfCannotCreate => f.write_str("Couldn't create filter!"),
             Error::CfCannotLoadChunk => f.write_str("Couldn't load chunk!"),
+            // Top-K: RedisBloom 8's texts, without an error code. The increment's text has
+            // 28 spaces inside (a line continuation in RedisBloom's C literal), kept.
+            Error::TopkKeyExists => f.write_str("TopK: key already exists"),
+            Error::TopkNotFound => f.write_str("TopK: key does not exist"),
+            Error::TopkBadK => f.write_str("TopK: invalid k"),
+            Error::TopkBadWidth => f.write_str("TopK: invalid width"),
+            Error::TopkBadDepth => f.write_str("TopK: invalid depth"),
+            Error::TopkBadDecay => f.write_str("TopK: invalid decay value. must be '<= 1' & '> 0'"),
+            Error::TopkBadIncrement => f.write_str(concat!(
+                "TopK: increment must be an integer greater or equal to 0",
+                "                            ",
+                "and smaller or equal to 100,000"
+            )),
+            Error::TopkWithcountExpected => f.write_str("WITHCOUNT keyword expected"),
         }
     }
 }

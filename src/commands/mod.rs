@@ -23,6 +23,7 @@ pub mod grammar;
 pub mod key;
 pub mod register;
 pub mod reply;
+pub mod topk;
 pub mod row;
 
 /// One call of a command: the server context, the whole argv (name included, its count

@@ -6,6 +6,7 @@
 
 pub mod bloom;
 pub mod cuckoo;
+pub mod topk;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

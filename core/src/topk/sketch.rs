@@ -15,6 +15,7 @@
 use super::decay::{uniform, DecayTable};
 use super::hash::{fingerprint, murmur2};
 use crate::error::{check_limit, Result};
+use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// RedisBloom's defaults for `TOPK.RESERVE key k`.
 pub const DEFAULT_WIDTH: u32 = 8;
@@ -301,5 +302,14 @@ impl TopK {
             .take_while(|e| e.count != 0)
             .map(|e| (e.shown().unwrap_or(&[]), e.count))
             .collect()
+    }
+}
+
+impl TopK {
+    /// Moves the bucket array and the heap array where `mover` says (active
+    /// defragmentation). Contents stay as they are.
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        relocate_vec(&mut self.buckets, mover);
+        relocate_vec(&mut self.heap, mover);
     }
 }
