@@ -16,4 +16,5 @@
 
 mod bloom;
 mod cuckoo;
+mod topk;
 mod server;

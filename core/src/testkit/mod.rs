@@ -5,6 +5,7 @@ pub mod bloom;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;
+pub mod topk;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.
 #[derive(Debug, Clone)]

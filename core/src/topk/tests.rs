@@ -152,3 +152,16 @@ fn mutated_values_never_panic() {
     }
     assert!(accepted > 0);
 }
+
+#[test]
+fn mutated_values_through_the_fuzz_harness() {
+    let base = encode(&fed(5, params(3, 4, 2, 0.9), 200));
+    let mut rng = Rng::new(0xf022);
+    for _ in 0..5000 {
+        let input = mutate(&mut rng, &base, Mutation::after(0));
+        survive(&input, crate::testkit::topk::value);
+    }
+    survive(&base, crate::testkit::topk::value);
+    let seen = crate::testkit::replay_regressions(&[("topk_value", crate::testkit::topk::value)]);
+    assert!(seen < 1_000_000);
+}
