@@ -23,8 +23,8 @@ pub mod grammar;
 pub mod key;
 pub mod register;
 pub mod reply;
-pub mod topk;
 pub mod row;
+pub mod topk;
 
 /// One call of a command: the server context, the whole argv (name included, its count
 /// already checked against the row's arity) and the command's row.

@@ -12,11 +12,8 @@ use super::row::{Access, ArgDoc, Command, Kind};
 use super::{bf, cf, topk};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[&Command]] = &[
-    bf::rows::COMMANDS,
-    cf::rows::COMMANDS,
-    topk::rows::COMMANDS,
-];
+pub static FAMILIES: &[&[&Command]] =
+    &[bf::rows::COMMANDS, cf::rows::COMMANDS, topk::rows::COMMANDS];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {

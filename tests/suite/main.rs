@@ -16,5 +16,5 @@
 
 mod bloom;
 mod cuckoo;
-mod topk;
 mod server;
+mod topk;

@@ -75,7 +75,9 @@ impl Params {
     /// buckets and the heap fit `limit` bytes; returns the bytes they take.
     pub fn validate(&self, limit: u64) -> Result<u64> {
         if self.k == 0 || self.width == 0 || self.depth == 0 {
-            return Err(crate::error::bad_data("k, width and depth must be at least 1"));
+            return Err(crate::error::bad_data(
+                "k, width and depth must be at least 1",
+            ));
         }
         if !(self.decay > 0.0 && self.decay <= 1.0) {
             return Err(crate::error::bad_data(format!(
@@ -231,9 +233,9 @@ impl TopK {
 
     /// The heap entry holding `item` (fingerprint `fp`), searched from the last one down.
     fn find(&self, fp: u32, item: &[u8]) -> Option<usize> {
-        self.heap.iter().rposition(|e| {
-            e.fp == fp && e.item.as_deref().unwrap_or(&[]) == item
-        })
+        self.heap
+            .iter()
+            .rposition(|e| e.fp == fp && e.item.as_deref().unwrap_or(&[]) == item)
     }
 
     /// RedisBloom's sift-down from `start`: the smaller child (the left one on ties) moves
@@ -296,7 +298,7 @@ impl TopK {
     /// RedisBloom's sort gave), up to the first entry with count 0. Each item as shown.
     pub fn list(&self) -> Vec<(&[u8], u32)> {
         let mut sorted: Vec<&Entry> = self.heap.iter().collect();
-        sorted.sort_by(|a, b| b.count.cmp(&a.count));
+        sorted.sort_by_key(|e| std::cmp::Reverse(e.count));
         sorted
             .into_iter()
             .take_while(|e| e.count != 0)

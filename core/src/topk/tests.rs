@@ -38,7 +38,11 @@ fn fed(seed: u64, p: Params, adds: usize) -> TopK {
             5 => Vec::new(),
             _ => format!("t:{i}").into_bytes(),
         };
-        let inc = if rng.below(5) == 0 { rng.below(20) as u32 } else { 1 };
+        let inc = if rng.below(5) == 0 {
+            rng.below(20) as u32
+        } else {
+            1
+        };
         t.add(&item, inc);
     }
     t
@@ -93,7 +97,10 @@ fn decay_is_deterministic_and_bounded() {
     // The heaviest items are found.
     let listed: Vec<_> = t.list().iter().map(|(i, _)| i.to_vec()).collect();
     for heavy in ["t:1", "t:2", "t:3"] {
-        assert!(listed.contains(&heavy.as_bytes().to_vec()), "{heavy} in {listed:?}");
+        assert!(
+            listed.contains(&heavy.as_bytes().to_vec()),
+            "{heavy} in {listed:?}"
+        );
     }
 }
 
@@ -132,7 +139,14 @@ fn items_stay_whole() {
 fn mutated_values_never_panic() {
     let base = encode(&fed(11, params(4, 8, 2, 0.8), 300));
     let mut rng = Rng::new(0x70b);
-    let words = [0u64, 1, u32::MAX as u64, 1 << 32, u64::MAX, 0x7ff8_0000_0000_0000];
+    let words = [
+        0u64,
+        1,
+        u32::MAX as u64,
+        1 << 32,
+        u64::MAX,
+        0x7ff8_0000_0000_0000,
+    ];
     let how = Mutation {
         keep: 0,
         words: &words,

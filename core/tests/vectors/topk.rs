@@ -30,12 +30,28 @@ const CONFIGS: [&str; 8] = [
 
 /// Lines where rsbloom answers otherwise on purpose (docs/differences.txt).
 const DEVIATIONS: [(&str, u64, &str); 6] = [
-    ("errors", 45, "k above 2^32-1 is refused, not cut to 32 bits"),
-    ("errors", 46, "TOPK.INFO of the key that line 45 did not create"),
+    (
+        "errors",
+        45,
+        "k above 2^32-1 is refused, not cut to 32 bits",
+    ),
+    (
+        "errors",
+        46,
+        "TOPK.INFO of the key that line 45 did not create",
+    ),
     ("errors", 47, "DEL of that key"),
-    ("errors", 83, "LIST options are whole words (WITH is not WITHCOUNT)"),
+    (
+        "errors",
+        83,
+        "LIST options are whole words (WITH is not WITHCOUNT)",
+    ),
     ("errors", 84, "LIST options are whole words (W)"),
-    ("errors", 85, "LIST options are whole words (the empty word)"),
+    (
+        "errors",
+        85,
+        "LIST options are whole words (the empty word)",
+    ),
 ];
 
 /// Redis's `string2ll`.
@@ -95,7 +111,11 @@ impl Server {
     fn run(&mut self, proto: u8, argv: &[Vec<u8>]) -> Option<Vec<u8>> {
         let name = String::from_utf8_lossy(&argv[0]).to_lowercase();
         let arity = |ok: bool| {
-            (!ok).then(|| err(format!("ERR wrong number of arguments for '{name}' command")))
+            (!ok).then(|| {
+                err(format!(
+                    "ERR wrong number of arguments for '{name}' command"
+                ))
+            })
         };
         let argc = argv.len();
         let mut out = Vec::new();
@@ -152,7 +172,7 @@ impl Server {
             "topk.add" | "topk.incrby" => {
                 let incr = name == "topk.incrby";
                 let ok = if incr {
-                    argc >= 4 && argc % 2 == 0
+                    argc >= 4 && argc.is_multiple_of(2)
                 } else {
                     argc >= 3
                 };
@@ -244,9 +264,7 @@ impl Server {
                 let p = t.params();
                 let d = format!("{:?}", p.decay);
                 let d = d.strip_suffix(".0").unwrap_or(&d).to_string();
-                out.extend(
-                    if proto == 3 { "%4\r\n" } else { "*8\r\n" }.as_bytes(),
-                );
+                out.extend(if proto == 3 { "%4\r\n" } else { "*8\r\n" }.as_bytes());
                 for (field, v) in [("k", p.k), ("width", p.width), ("depth", p.depth)] {
                     out.extend(format!("+{field}\r\n:{v}\r\n").into_bytes());
                 }
@@ -273,7 +291,10 @@ fn as_c_strings(reply: &[u8]) -> Vec<u8> {
         let line = &reply[i..end];
         i = end;
         if line[0] == b'$' && line != b"$-1\r\n" {
-            let n: usize = std::str::from_utf8(&line[1..line.len() - 2]).unwrap().parse().unwrap();
+            let n: usize = std::str::from_utf8(&line[1..line.len() - 2])
+                .unwrap()
+                .parse()
+                .unwrap();
             let data = &reply[i..i + n];
             let cut = &data[..data.iter().position(|&c| c == 0).unwrap_or(n)];
             bulk(&mut out, cut);
@@ -371,7 +392,10 @@ fn replays_and_dumps() {
             assert_eq!(built.buckets(), loaded.buckets(), "{config}: buckets");
             for (a, b) in built.heap().iter().zip(loaded.heap()) {
                 assert_eq!((a.fp, a.count), (b.fp, b.count));
-                assert_eq!(a.shown().map(|s| s.split(|&c| c == 0).next().unwrap()), b.shown());
+                assert_eq!(
+                    a.shown().map(|s| s.split(|&c| c == 0).next().unwrap()),
+                    b.shown()
+                );
             }
         } else {
             assert_eq!(masked(&ours.0), masked(&recorded), "{config}: DUMP value");

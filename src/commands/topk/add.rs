@@ -40,15 +40,14 @@ pub fn add(call: &Call) -> Result<Reply> {
 
 /// TOPK.INCRBY key item increment [item increment ...]
 pub fn incrby(call: &Call) -> Result<Reply> {
-    if call.args.len() % 2 != 0 {
+    if !call.args.len().is_multiple_of(2) {
         return Err(call.wrong_arity());
     }
     let key = open_write(call);
     let mut topk = write(&key)?;
     let mut replies = Vec::with_capacity((call.args.len() - 2) / 2);
     for pair in call.args[2..].chunks_exact(2) {
-        let by = grammar::integer(&pair[1])
-            .filter(|&v| (0..=MAX_INCREMENT as i64).contains(&v));
+        let by = grammar::integer(&pair[1]).filter(|&v| (0..=MAX_INCREMENT as i64).contains(&v));
         let Some(by) = by else {
             replies.push(Reply::Error(Error::TopkBadIncrement));
             break;

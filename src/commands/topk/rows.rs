@@ -111,7 +111,10 @@ pub static LIST: Command = Command {
     complexity: c"O(k log k)",
     arity: Arity::Between(2, 3),
     access: Access::ReadData,
-    args: &[KEY, crate::commands::row::option(c"withcount", Kind::Flag, c"WITHCOUNT")],
+    args: &[
+        KEY,
+        crate::commands::row::option(c"withcount", Kind::Flag, c"WITHCOUNT"),
+    ],
     acl: Acl::Read,
     family: &FAMILY,
 };

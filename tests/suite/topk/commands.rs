@@ -31,20 +31,44 @@ fn quirk(case: &str, step: u32) -> (Vec<u8>, Vec<Vec<u8>>) {
 fn incrby_with_a_bad_increment_keeps_the_protocol() {
     let server = Server::start();
     let mut c = RawConn::connect(server.port);
-    assert_eq!(send(&mut c, &[b"TOPK.RESERVE", b"q", b"3", b"100", b"3", b"0.9"]), b"+OK\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.RESERVE", b"q", b"3", b"100", b"3", b"0.9"]),
+        b"+OK\r\n"
+    );
     // RedisBloom announces *3 and sends two elements; here the array holds what it says.
-    let got = send(&mut c, &[b"TOPK.INCRBY", b"q", b"a", b"1", b"b", b"-1", b"c", b"2"]);
-    assert_eq!(got, [b"*2\r\n$-1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat());
+    let got = send(
+        &mut c,
+        &[b"TOPK.INCRBY", b"q", b"a", b"1", b"b", b"-1", b"c", b"2"],
+    );
+    assert_eq!(
+        got,
+        [b"*2\r\n$-1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat()
+    );
     assert_eq!(send(&mut c, &[b"PING"]), b"+PONG\r\n");
     // The pairs before the bad one are applied, none after (as RedisBloom).
-    assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q", b"WITHCOUNT"]), b"*2\r\n$1\r\na\r\n:1\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.LIST", b"q", b"WITHCOUNT"]),
+        b"*2\r\n$1\r\na\r\n:1\r\n"
+    );
     // A bad last increment: RedisBloom's reply exactly.
     let got = send(&mut c, &[b"TOPK.INCRBY", b"q", b"b", b"2", b"a", b"x"]);
-    assert_eq!(got, [b"*2\r\n$-1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat());
+    assert_eq!(
+        got,
+        [b"*2\r\n$-1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat()
+    );
     let got = send(&mut c, &[b"TOPK.INCRBY", b"q", b"a", b"100001"]);
-    assert_eq!(got, [b"*1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat());
-    assert_eq!(send(&mut c, &[b"TOPK.INCRBY", b"q", b"z", b"100000"]), b"*1\r\n$-1\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.INCRBY", b"q", b"a", b"1", b"b"]), b"-ERR wrong number of arguments for 'topk.incrby' command\r\n");
+    assert_eq!(
+        got,
+        [b"*1\r\n".as_slice(), BAD_INCREMENT.as_bytes()].concat()
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.INCRBY", b"q", b"z", b"100000"]),
+        b"*1\r\n$-1\r\n"
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.INCRBY", b"q", b"a", b"1", b"b"]),
+        b"-ERR wrong number of arguments for 'topk.incrby' command\r\n"
+    );
 }
 
 #[test]
@@ -52,21 +76,42 @@ fn items_stay_whole_through_dump_and_restore() {
     let server = Server::start();
     let mut c = RawConn::connect(server.port);
     send(&mut c, &[b"TOPK.RESERVE", b"q", b"3", b"100", b"3", b"0.9"]);
-    assert_eq!(send(&mut c, &[b"TOPK.ADD", b"q", b"a\0b", b"a\0b", b"", b""]), b"*4\r\n$-1\r\n$-1\r\n$-1\r\n$-1\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.ADD", b"q", b"a\0b", b"a\0b", b"", b""]),
+        b"*4\r\n$-1\r\n$-1\r\n$-1\r\n$-1\r\n"
+    );
     let listed = b"*4\r\n$3\r\na\0b\r\n:2\r\n$0\r\n\r\n:2\r\n".to_vec();
     assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q", b"WITHCOUNT"]), listed);
     let payload = dump(&mut c, b"q");
-    assert_eq!(send(&mut c, &[b"RESTORE", b"q2", b"0", &payload]), b"+OK\r\n");
+    assert_eq!(
+        send(&mut c, &[b"RESTORE", b"q2", b"0", &payload]),
+        b"+OK\r\n"
+    );
     assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q2", b"WITHCOUNT"]), listed);
-    assert_eq!(send(&mut c, &[b"TOPK.QUERY", b"q2", b"a\0b", b"", b"a"]), b"*3\r\n:1\r\n:1\r\n:0\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.COUNT", b"q2", b"a\0b", b""]), b"*2\r\n:2\r\n:2\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.QUERY", b"q2", b"a\0b", b"", b"a"]),
+        b"*3\r\n:1\r\n:1\r\n:0\r\n"
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.COUNT", b"q2", b"a\0b", b""]),
+        b"*2\r\n:2\r\n:2\r\n"
+    );
     // Adding a\0b again finds it (RedisBloom would add a second `a`).
-    assert_eq!(send(&mut c, &[b"TOPK.ADD", b"q2", b"a\0b"]), b"*1\r\n$-1\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q2"]), b"*2\r\n$3\r\na\0b\r\n$0\r\n\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.ADD", b"q2", b"a\0b"]),
+        b"*1\r\n$-1\r\n"
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.LIST", b"q2"]),
+        b"*2\r\n$3\r\na\0b\r\n$0\r\n\r\n"
+    );
     // And the bytes: the item, a NUL; the empty item as two NULs.
     let f = fields(&payload, false);
     let items: Vec<&[u8]> = f[6..].iter().map(|v| v.as_slice()).collect();
-    assert!(items.contains(&&b"a\0b\0"[..]) && items.contains(&&b"\0\0"[..]), "{items:?}");
+    assert!(
+        items.contains(&&b"a\0b\0"[..]) && items.contains(&&b"\0\0"[..]),
+        "{items:?}"
+    );
 }
 
 /// RedisBloom's own DUMPs of a NUL item and of the empty item (quirks.tsv): the cut item
@@ -79,19 +124,35 @@ fn redisbloom_dumps_of_cut_items_load() {
     let mut c = RawConn::connect(server.port);
     let (_, restore) = quirk("nul_item_after_restore", 5);
     assert_eq!(c.send(&restore), b"+OK\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.QUERY", b"q2", b"a\0b", b"a"]), b"*2\r\n:0\r\n:0\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.COUNT", b"q2", b"a\0b", b"a"]), b"*2\r\n:2\r\n:0\r\n");
-    assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q2", b"WITHCOUNT"]), b"*2\r\n$1\r\na\r\n:2\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.QUERY", b"q2", b"a\0b", b"a"]),
+        b"*2\r\n:0\r\n:0\r\n"
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.COUNT", b"q2", b"a\0b", b"a"]),
+        b"*2\r\n:2\r\n:0\r\n"
+    );
+    assert_eq!(
+        send(&mut c, &[b"TOPK.LIST", b"q2", b"WITHCOUNT"]),
+        b"*2\r\n$1\r\na\r\n:2\r\n"
+    );
     let recorded = restore[3].clone();
     assert_eq!(fields(&dump(&mut c, b"q2"), true), fields(&recorded, true));
 
     let (_, restore) = quirk("empty_item_after_restore", 5);
-    let restore: Vec<Vec<u8>> = [vec![restore[0].clone(), b"e2".to_vec()], restore[2..].to_vec()].concat();
+    let restore: Vec<Vec<u8>> = [
+        vec![restore[0].clone(), b"e2".to_vec()],
+        restore[2..].to_vec(),
+    ]
+    .concat();
     assert_eq!(c.send(&restore), b"+OK\r\n");
     assert_eq!(send(&mut c, &[b"TOPK.QUERY", b"e2", b""]), b"*1\r\n:1\r\n");
     assert_eq!(send(&mut c, &[b"TOPK.COUNT", b"e2", b""]), b"*1\r\n:2\r\n");
     assert_eq!(send(&mut c, &[b"TOPK.LIST", b"e2"]), b"*1\r\n$0\r\n\r\n");
-    assert_eq!(fields(&dump(&mut c, b"e2"), true), fields(&restore[3], true));
+    assert_eq!(
+        fields(&dump(&mut c, b"e2"), true),
+        fields(&restore[3], true)
+    );
 }
 
 #[test]
@@ -101,13 +162,22 @@ fn list_takes_withcount_as_a_whole_word() {
     send(&mut c, &[b"TOPK.RESERVE", b"q", b"2"]);
     send(&mut c, &[b"TOPK.ADD", b"q", b"x"]);
     for word in [&b"WITHCOUNT"[..], b"withcount", b"WithCount"] {
-        assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q", word]), b"*2\r\n$1\r\nx\r\n:1\r\n");
+        assert_eq!(
+            send(&mut c, &[b"TOPK.LIST", b"q", word]),
+            b"*2\r\n$1\r\nx\r\n:1\r\n"
+        );
     }
     for word in [&b"W"[..], b"with", b"", b"WITHCOUNTS", b"x"] {
-        assert_eq!(send(&mut c, &[b"TOPK.LIST", b"q", word]), b"-WITHCOUNT keyword expected\r\n");
+        assert_eq!(
+            send(&mut c, &[b"TOPK.LIST", b"q", word]),
+            b"-WITHCOUNT keyword expected\r\n"
+        );
     }
     // Checked before the key, as RedisBloom.
-    assert_eq!(send(&mut c, &[b"TOPK.LIST", b"missing", b"W"]), b"-WITHCOUNT keyword expected\r\n");
+    assert_eq!(
+        send(&mut c, &[b"TOPK.LIST", b"missing", b"W"]),
+        b"-WITHCOUNT keyword expected\r\n"
+    );
     assert_eq!(as_c_strings(b"*1\r\n$3\r\na\0b\r\n"), b"*1\r\n$1\r\na\r\n");
 }
 
@@ -116,8 +186,16 @@ fn sizes_that_crash_redisbloom_are_errors() {
     let server = Server::start();
     let mut con = server.conn();
     // 8.2.3 dies on k = 2^32 (cut to 0); 2.8.20 aborts on k = 2^32-1 and width 2^31.
-    expect_err(&mut con, &["TOPK.RESERVE", "a", "4294967296"], "TopK: invalid k");
-    expect_err(&mut con, &["TOPK.RESERVE", "a", "4294967298", "2", "2", "0.5"], "TopK: invalid k");
+    expect_err(
+        &mut con,
+        &["TOPK.RESERVE", "a", "4294967296"],
+        "TopK: invalid k",
+    );
+    expect_err(
+        &mut con,
+        &["TOPK.RESERVE", "a", "4294967298", "2", "2", "0.5"],
+        "TopK: invalid k",
+    );
     for args in [
         &["TOPK.RESERVE", "a", "4294967295"][..],
         &["TOPK.RESERVE", "a", "1", "2147483648", "1", "0.9"],
@@ -127,17 +205,42 @@ fn sizes_that_crash_redisbloom_are_errors() {
         let e = err_of(&v).unwrap_or_default();
         assert!(e.contains("over bf.max-filter-bytes"), "{args:?}: {v:?}");
     }
-    expect_err(&mut con, &["TOPK.RESERVE", "a", "1", "4294967296", "1", "0.9"], "TopK: invalid width");
-    expect_err(&mut con, &["TOPK.RESERVE", "a", "1", "1", "4294967296", "0.9"], "TopK: invalid depth");
+    expect_err(
+        &mut con,
+        &["TOPK.RESERVE", "a", "1", "4294967296", "1", "0.9"],
+        "TopK: invalid width",
+    );
+    expect_err(
+        &mut con,
+        &["TOPK.RESERVE", "a", "1", "1", "4294967296", "0.9"],
+        "TopK: invalid depth",
+    );
     expect_int(&mut con, &["EXISTS", "a"], 0);
     expect_ok(&mut con, &["SET", "s", "v"]);
-    expect_err(&mut con, &["TOPK.RESERVE", "s", "0"], "TopK: key already exists");
-    expect_err(&mut con, &["TOPK.ADD", "s", "x"], "WRONGTYPE Operation against a key holding the wrong kind of value");
-    expect_err(&mut con, &["TOPK.INFO", "nokey"], "TopK: key does not exist");
+    expect_err(
+        &mut con,
+        &["TOPK.RESERVE", "s", "0"],
+        "TopK: key already exists",
+    );
+    expect_err(
+        &mut con,
+        &["TOPK.ADD", "s", "x"],
+        "WRONGTYPE Operation against a key holding the wrong kind of value",
+    );
+    expect_err(
+        &mut con,
+        &["TOPK.INFO", "nokey"],
+        "TopK: key does not exist",
+    );
     // The limit is the configured one.
     config_set(&mut con, "bf.max-filter-bytes", "10000");
     let v = raw(&mut con, &["TOPK.RESERVE", "b", "10", "1000", "2", "0.9"]);
-    assert!(err_of(&v).unwrap_or_default().contains("over bf.max-filter-bytes (10000)"), "{v:?}");
+    assert!(
+        err_of(&v)
+            .unwrap_or_default()
+            .contains("over bf.max-filter-bytes (10000)"),
+        "{v:?}"
+    );
     expect_ok(&mut con, &["TOPK.RESERVE", "b", "10", "100", "2", "0.9"]);
 }
 
@@ -152,16 +255,35 @@ fn commands_are_registered_as_redisbloom_8() {
     let mut c = RawConn::connect(server.port);
     // Flags and categories as RedisBloom 8.2.3's COMMAND INFO (checks.rb8.json).
     for (cmd, flags, cats) in [
-        ("topk.reserve", "+write\r\n+denyoom\r\n", "+@write\r\n+@fast\r\n+@topk\r\n"),
-        ("topk.add", "+write\r\n+denyoom\r\n", "+@write\r\n+@topk\r\n"),
-        ("topk.incrby", "+write\r\n+denyoom\r\n", "+@write\r\n+@topk\r\n"),
+        (
+            "topk.reserve",
+            "+write\r\n+denyoom\r\n",
+            "+@write\r\n+@fast\r\n+@topk\r\n",
+        ),
+        (
+            "topk.add",
+            "+write\r\n+denyoom\r\n",
+            "+@write\r\n+@topk\r\n",
+        ),
+        (
+            "topk.incrby",
+            "+write\r\n+denyoom\r\n",
+            "+@write\r\n+@topk\r\n",
+        ),
         ("topk.query", "+readonly\r\n", "+@read\r\n+@topk\r\n"),
         ("topk.count", "+readonly\r\n", "+@read\r\n+@topk\r\n"),
         ("topk.list", "+readonly\r\n", "+@read\r\n+@topk\r\n"),
-        ("topk.info", "+readonly\r\n", "+@read\r\n+@fast\r\n+@topk\r\n"),
+        (
+            "topk.info",
+            "+readonly\r\n",
+            "+@read\r\n+@fast\r\n+@topk\r\n",
+        ),
     ] {
         let info = c.send(&[b"COMMAND".as_slice(), b"INFO", cmd.as_bytes()]);
         let text = String::from_utf8_lossy(&info);
-        assert!(text.contains(flags) && text.contains(cats), "{cmd}: {text:?}");
+        assert!(
+            text.contains(flags) && text.contains(cats),
+            "{cmd}: {text:?}"
+        );
     }
 }

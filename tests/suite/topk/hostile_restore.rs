@@ -51,7 +51,10 @@ fn with(at: usize, f: F) -> Vec<F> {
 /// A Top-K key that every attack must leave alone; its DUMP.
 fn plant_topk(con: &mut Connection) -> Vec<u8> {
     expect_ok(con, &["TOPK.RESERVE", "guard:topk", "3", "50", "3", "0.9"]);
-    raw(con, &["TOPK.INCRBY", "guard:topk", "a", "10", "b", "5", "c", "1"]);
+    raw(
+        con,
+        &["TOPK.INCRBY", "guard:topk", "a", "10", "b", "5", "c", "1"],
+    );
     as_bytes(&raw(con, &["DUMP", "guard:topk"]))
 }
 
@@ -87,13 +90,34 @@ fn malformed_values_are_refused() {
         ("no buckets", with(4, F::U(64))),
         ("short heap", with(5, F::S(vec![0; 47]))),
         ("heap of k = 3", with(5, F::S(vec![0; 72]))),
-        ("item length 2^32-1", with(5, F::S([entry(0, 0, 0, 0), entry(fp, u32::MAX, 0, 3)].concat()))),
-        ("item longer than its length", with(5, F::S([entry(0, 0, 0, 0), entry(fp, 1, 0, 3)].concat()))),
-        ("wrong fingerprint", with(5, F::S([entry(0, 0, 0, 0), entry(fp ^ 1, 2, 0, 3)].concat()))),
-        ("unused entry with a count", with(5, F::S([entry(0, 0, 0, 9), entry(fp, 2, 0, 3)].concat()))),
+        (
+            "item length 2^32-1",
+            with(
+                5,
+                F::S([entry(0, 0, 0, 0), entry(fp, u32::MAX, 0, 3)].concat()),
+            ),
+        ),
+        (
+            "item longer than its length",
+            with(5, F::S([entry(0, 0, 0, 0), entry(fp, 1, 0, 3)].concat())),
+        ),
+        (
+            "wrong fingerprint",
+            with(
+                5,
+                F::S([entry(0, 0, 0, 0), entry(fp ^ 1, 2, 0, 3)].concat()),
+            ),
+        ),
+        (
+            "unused entry with a count",
+            with(5, F::S([entry(0, 0, 0, 9), entry(fp, 2, 0, 3)].concat())),
+        ),
         ("item without its NUL", with(7, F::S(b"ab".to_vec()))),
         ("empty item string", with(6, F::S(Vec::new()))),
-        ("cut item with a NUL inside", with(7, F::S(b"\0\0".to_vec()))),
+        (
+            "cut item with a NUL inside",
+            with(7, F::S(b"\0\0".to_vec())),
+        ),
         ("unused entry with an item", with(6, F::S(b"x\0".to_vec()))),
         ("missing item", valid()[..7].to_vec()),
         ("extra field", [valid(), vec![F::U(1)]].concat()),
@@ -112,7 +136,11 @@ fn malformed_values_are_refused() {
     server.assert_alive();
     guard.check(&mut con, "malformed Top-K values");
     assert_eq!(as_bytes(&raw(&mut con, &["DUMP", "guard:topk"])), topk);
-    println!("{} malformed values and {} truncations refused", cases.len(), body.len() - 11);
+    println!(
+        "{} malformed values and {} truncations refused",
+        cases.len(),
+        body.len() - 11
+    );
 }
 
 /// Seeded mutations (bytes set, flipped, planted, inserted, deleted, cut) of a real DUMP:
@@ -137,7 +165,11 @@ fn mutated_dumps_never_crash() {
             assert!(err_of(&list).is_none(), "mutation {i}: LIST {list:?}");
             raw(&mut con, &["TOPK.COUNT", "m", "ab", "x"]);
             let dump = as_bytes(&raw(&mut con, &["DUMP", "m"]));
-            assert_eq!(restore(&mut con, "m2", &dump), redis::Value::Okay, "mutation {i}: own DUMP");
+            assert_eq!(
+                restore(&mut con, "m2", &dump),
+                redis::Value::Okay,
+                "mutation {i}: own DUMP"
+            );
             raw(&mut con, &["DEL", "m", "m2"]);
         } else {
             assert_eq!(err_of(&v).as_deref(), Some(BAD_DATA), "mutation {i}: {v:?}");
@@ -151,5 +183,8 @@ fn mutated_dumps_never_crash() {
     guard.check(&mut con, "mutated Top-K values");
     assert_eq!(as_bytes(&raw(&mut con, &["DUMP", "guard:topk"])), topk);
     println!("3000 mutated Top-K DUMPs: {refused} refused, {loaded} loaded and usable");
-    assert!(refused > 1000 && loaded > 10, "{refused} refused, {loaded} loaded");
+    assert!(
+        refused > 1000 && loaded > 10,
+        "{refused} refused, {loaded} loaded"
+    );
 }

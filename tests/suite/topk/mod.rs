@@ -40,8 +40,11 @@ pub fn redisbloom() -> Server {
     )
 }
 
-/// The lines of `NAME.commands.tsv` (or `.rb8.tsv`): `(seq, proto, reply, argv)`.
-pub fn session(file: &str) -> Vec<(u64, u8, Vec<u8>, Vec<Vec<u8>>)> {
+/// One recorded line: `(seq, proto, reply, argv)`.
+pub type Line = (u64, u8, Vec<u8>, Vec<Vec<u8>>);
+
+/// The lines of `NAME.commands.tsv` (or `.rb8.tsv`).
+pub fn session(file: &str) -> Vec<Line> {
     files::read(SET, file)
         .lines()
         .map(|l| {
@@ -62,10 +65,11 @@ pub fn as_c_strings(reply: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < reply.len() {
-        let end = i + reply[i..]
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .expect("CRLF")
+        let end = i
+            + reply[i..]
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .expect("CRLF")
             + 2;
         let line = &reply[i..end];
         i = end;
@@ -145,7 +149,7 @@ pub fn answers(c2: &mut RawConn, c3: &mut RawConn, key: &[u8], items: &[Vec<u8>]
 
 /// Every item a session names (the arguments after the key of its ADD, INCRBY, QUERY and
 /// COUNT lines), once each, in order of appearance.
-pub fn items_of(lines: &[(u64, u8, Vec<u8>, Vec<Vec<u8>>)]) -> Vec<Vec<u8>> {
+pub fn items_of(lines: &[Line]) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::new();
     for (_, _, _, argv) in lines {
         let cmd = argv[0].to_ascii_uppercase();

@@ -33,7 +33,9 @@ fn feed(con: &mut Connection, round: u32) {
 }
 
 fn dumps(con: &mut Connection) -> Vec<Vec<u8>> {
-    KEYS.iter().map(|k| as_bytes(&raw(con, &["DUMP", k]))).collect()
+    KEYS.iter()
+        .map(|k| as_bytes(&raw(con, &["DUMP", k])))
+        .collect()
 }
 
 /// The DUMPs a never-reloaded server holds after rounds `0..rounds`.
@@ -68,10 +70,16 @@ fn reloads_keep_the_bytes_and_the_decay() {
     assert_eq!(dumps(&mut c), twin(4), "the same stream without reloads");
     // COPY holds the same bytes and goes on as the original.
     expect_int(&mut c, &["COPY", "tk:small", "tk:copy"], 1);
-    assert_eq!(as_bytes(&raw(&mut c, &["DUMP", "tk:copy"])), dumps(&mut c)[0]);
+    assert_eq!(
+        as_bytes(&raw(&mut c, &["DUMP", "tk:copy"])),
+        dumps(&mut c)[0]
+    );
     raw(&mut c, &["TOPK.ADD", "tk:copy", "x", "y", "i:1"]);
     raw(&mut c, &["TOPK.ADD", "tk:small", "x", "y", "i:1"]);
-    assert_eq!(as_bytes(&raw(&mut c, &["DUMP", "tk:copy"])), dumps(&mut c)[0]);
+    assert_eq!(
+        as_bytes(&raw(&mut c, &["DUMP", "tk:copy"])),
+        dumps(&mut c)[0]
+    );
 }
 
 #[test]
@@ -86,7 +94,10 @@ fn aof_replays_and_rewrites_keep_the_bytes() {
         feed(&mut c, 0);
         feed(&mut c, 1);
         // A bad increment mid-command: applied up to it, here and in the replay.
-        raw(&mut c, &["TOPK.INCRBY", "tk:bin", "p", "3", "q", "-1", "r", "2"]);
+        raw(
+            &mut c,
+            &["TOPK.INCRBY", "tk:bin", "p", "3", "q", "-1", "r", "2"],
+        );
         let before = dumps(&mut c);
         drop(c);
         std::fs::remove_file(s.dir().join("dump.rdb")).ok();
@@ -100,7 +111,11 @@ fn aof_replays_and_rewrites_keep_the_bytes() {
         if preamble == "no" {
             let (_, bytes) = s.aof_base();
             let text = String::from_utf8_lossy(&bytes);
-            assert_eq!(text.matches("RESTORE").count(), KEYS.len(), "one RESTORE per key");
+            assert_eq!(
+                text.matches("RESTORE").count(),
+                KEYS.len(),
+                "one RESTORE per key"
+            );
         }
         feed(&mut c, 2);
         let before = dumps(&mut c);
@@ -108,7 +123,11 @@ fn aof_replays_and_rewrites_keep_the_bytes() {
         std::fs::remove_file(s.dir().join("dump.rdb")).ok();
         s.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", preamble]);
         let mut c = s.conn();
-        assert_eq!(dumps(&mut c), before, "after the rewrite (preamble {preamble})");
+        assert_eq!(
+            dumps(&mut c),
+            before,
+            "after the rewrite (preamble {preamble})"
+        );
         feed(&mut c, 3);
         assert_eq!(dumps(&mut c)[..2], twin(4)[..2], "decay after the rewrite");
     }

@@ -13,12 +13,17 @@
 use super::common::files;
 use super::common::raw_resp::RawConn;
 use super::common::{Installed, Server, ServerOpts};
-use super::{answers, as_c_strings, dump, fields, items_of, redis74, redisbloom, session, CONFIGS, SET};
+use super::{
+    answers, as_c_strings, dump, fields, items_of, redis74, redisbloom, session, CONFIGS, SET,
+};
 use serde_json::Value;
 
 fn is_write(argv: &[Vec<u8>]) -> bool {
     let c = argv[0].to_ascii_uppercase();
-    matches!(c.as_slice(), b"TOPK.ADD" | b"TOPK.INCRBY" | b"TOPK.RESERVE" | b"RESTORE")
+    matches!(
+        c.as_slice(),
+        b"TOPK.ADD" | b"TOPK.INCRBY" | b"TOPK.RESERVE" | b"RESTORE"
+    )
 }
 
 fn is_read(argv: &[Vec<u8>]) -> bool {
@@ -36,10 +41,22 @@ fn check_key(c2: &mut RawConn, c3: &mut RawConn, name: &str, how: &str) -> usize
     let info: Value =
         serde_json::from_str(&files::read(SET, &format!("{name}.info.json"))).expect("json");
     let key = name.as_bytes();
-    assert_eq!(c2.send(&[b"TYPE".as_slice(), key]), b"+TopK-TYPE\r\n", "{name} ({how})");
+    assert_eq!(
+        c2.send(&[b"TYPE".as_slice(), key]),
+        b"+TopK-TYPE\r\n",
+        "{name} ({how})"
+    );
     let unescaped = |field: &str| files::unescape(info[field].as_str().expect(field));
-    assert_eq!(c2.send(&[b"TOPK.INFO".as_slice(), key]), unescaped("info_resp2"), "{name} ({how})");
-    assert_eq!(c3.send(&[b"TOPK.INFO".as_slice(), key]), unescaped("info_resp3"), "{name} ({how})");
+    assert_eq!(
+        c2.send(&[b"TOPK.INFO".as_slice(), key]),
+        unescaped("info_resp2"),
+        "{name} ({how})"
+    );
+    assert_eq!(
+        c3.send(&[b"TOPK.INFO".as_slice(), key]),
+        unescaped("info_resp3"),
+        "{name} ({how})"
+    );
     let memory = c2.send(&[b"MEMORY".as_slice(), b"USAGE", key]);
     assert_eq!(
         memory,
@@ -47,7 +64,11 @@ fn check_key(c2: &mut RawConn, c3: &mut RawConn, name: &str, how: &str) -> usize
         "{name} ({how}): MEMORY USAGE"
     );
     let recorded = files::read_bytes(SET, &format!("{name}.dump.bin"));
-    assert_eq!(fields(&dump(c2, key), true), fields(&recorded, true), "{name} ({how}): DUMP");
+    assert_eq!(
+        fields(&dump(c2, key), true),
+        fields(&recorded, true),
+        "{name} ({how}): DUMP"
+    );
 
     let lines = session(&format!("{name}.commands.tsv"));
     let last_write = lines
@@ -59,7 +80,11 @@ fn check_key(c2: &mut RawConn, c3: &mut RawConn, name: &str, how: &str) -> usize
         if argv.len() < 2 || argv[1] != key || !is_read(argv) {
             continue;
         }
-        let got = if *proto == 3 { c3.send(argv) } else { c2.send(argv) };
+        let got = if *proto == 3 {
+            c3.send(argv)
+        } else {
+            c2.send(argv)
+        };
         assert!(
             got == *expected || as_c_strings(&got) == *expected,
             "{name}:{seq} ({how}): RedisBloom {:?}, rsbloom {:?}",
@@ -81,11 +106,17 @@ fn recorded_keys_load_from_restore_rdb_and_aof() {
     let mut reads = 0;
     for name in CONFIGS {
         let payload = files::read_bytes(SET, &format!("{name}.dump.bin"));
-        assert_eq!(c2.send(&[b"RESTORE".as_slice(), name.as_bytes(), b"0", &payload]), b"+OK\r\n");
+        assert_eq!(
+            c2.send(&[b"RESTORE".as_slice(), name.as_bytes(), b"0", &payload]),
+            b"+OK\r\n"
+        );
         reads += check_key(&mut c2, &mut c3, name, "RESTORE");
     }
     server.assert_alive();
-    report.push(format!("RESTORE: {} keys, {reads} recorded reads", CONFIGS.len()));
+    report.push(format!(
+        "RESTORE: {} keys, {reads} recorded reads",
+        CONFIGS.len()
+    ));
 
     let stack = Installed::get("redis-7.4");
     for source in ["all.rdb", "all.base.aof"] {
@@ -116,7 +147,10 @@ fn recorded_keys_load_from_restore_rdb_and_aof() {
             reads += check_key(&mut c2, &mut c3, name, source);
         }
         server.assert_alive();
-        report.push(format!("{source}: {} keys, {reads} recorded reads", CONFIGS.len()));
+        report.push(format!(
+            "{source}: {} keys, {reads} recorded reads",
+            CONFIGS.len()
+        ));
     }
     println!("{}", report.join("\n"));
 }
@@ -130,11 +164,25 @@ fn build(port: u16) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     for name in CONFIGS {
         let lines = session(&format!("{name}.commands.tsv"));
         for (_, proto, _, argv) in &lines {
-            if *proto == 3 { c3.send(argv) } else { c2.send(argv) };
+            if *proto == 3 {
+                c3.send(argv)
+            } else {
+                c2.send(argv)
+            };
         }
         items.extend(items_of(&lines));
     }
-    assert_eq!(c2.send(&[b"TOPK.RESERVE".as_slice(), b"mix", b"6", b"16", b"3", b"0.8"]), b"+OK\r\n");
+    assert_eq!(
+        c2.send(&[
+            b"TOPK.RESERVE".as_slice(),
+            b"mix",
+            b"6",
+            b"16",
+            b"3",
+            b"0.8"
+        ]),
+        b"+OK\r\n"
+    );
     for round in 0..40u32 {
         let mut args: Vec<Vec<u8>> = vec![b"TOPK.ADD".to_vec(), b"mix".to_vec()];
         for i in 0..30u32 {
@@ -146,9 +194,7 @@ fn build(port: u16) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
         c2.send(&args);
     }
     let mut keys: Vec<Vec<u8>> = CONFIGS.iter().map(|c| c.as_bytes().to_vec()).collect();
-    keys.retain(|k| {
-        c2.send(&[b"TYPE".as_slice(), k]) == b"+TopK-TYPE\r\n"
-    });
+    keys.retain(|k| c2.send(&[b"TYPE".as_slice(), k]) == b"+TopK-TYPE\r\n");
     keys.push(b"mix".to_vec());
     items.extend((0..30).map(|i| format!("m\0{i}").into_bytes()));
     items.push(Vec::new());
@@ -186,7 +232,10 @@ fn redisbloom_2_8_2_loads_rsbloom_dumps_and_rdb() {
     let mut to = RawConn::connect(rb.port);
     for key in &keys {
         let payload = dump(&mut from, key);
-        assert_eq!(to.send(&[b"RESTORE".as_slice(), key, b"0", &payload]), b"+OK\r\n");
+        assert_eq!(
+            to.send(&[b"RESTORE".as_slice(), key, b"0", &payload]),
+            b"+OK\r\n"
+        );
     }
     let n = compare(rs.port, rb.port, &keys, &items, "DUMP");
     rb.assert_alive();
@@ -194,12 +243,17 @@ fn redisbloom_2_8_2_loads_rsbloom_dumps_and_rdb() {
     // The RDB file.
     assert_eq!(from.send(&[b"SAVE".as_slice()]), b"+OK\r\n");
     let rdb = std::fs::read(rs.dir().join("dump.rdb")).expect("dump.rdb");
-    let opts = ServerOpts::default().on(&Installed::get("redis-7.4")).redisbloom();
+    let opts = ServerOpts::default()
+        .on(&Installed::get("redis-7.4"))
+        .redisbloom();
     let mut rb2 = Server::start_prepared(opts, |dir| {
         std::fs::write(dir.join("dump.rdb"), &rdb).expect("dump.rdb");
     });
     let m = compare(rs.port, rb2.port, &keys, &items, "RDB");
     rb2.assert_alive();
     rs.assert_alive();
-    println!("{} keys: {n} answers equal after RESTORE, {m} after loading the RDB", keys.len());
+    println!(
+        "{} keys: {n} answers equal after RESTORE, {m} after loading the RDB",
+        keys.len()
+    );
 }

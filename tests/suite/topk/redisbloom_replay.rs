@@ -20,16 +20,36 @@ use std::collections::HashMap;
 use super::common::diff::rules::Rules;
 use super::common::files::escape;
 use super::common::raw_resp::{same_reply, RawConn};
-use super::{as_c_strings, fields, redis74, session, CONFIGS};
+use super::{as_c_strings, fields, redis74, session, Line, CONFIGS};
 
 /// `(configuration, line, rsbloom's reply, rule)`.
 const PINNED: &[(&str, u64, &str, &str)] = &[
     ("errors", 45, "-TopK: invalid k\r\n", "topk-k-range"),
-    ("errors", 46, "-TopK: key does not exist\r\n", "topk-k-range"),
+    (
+        "errors",
+        46,
+        "-TopK: key does not exist\r\n",
+        "topk-k-range",
+    ),
     ("errors", 47, ":0\r\n", "topk-k-range"),
-    ("errors", 83, "-WITHCOUNT keyword expected\r\n", "topk-withcount-word"),
-    ("errors", 84, "-WITHCOUNT keyword expected\r\n", "topk-withcount-word"),
-    ("errors", 85, "-WITHCOUNT keyword expected\r\n", "topk-withcount-word"),
+    (
+        "errors",
+        83,
+        "-WITHCOUNT keyword expected\r\n",
+        "topk-withcount-word",
+    ),
+    (
+        "errors",
+        84,
+        "-WITHCOUNT keyword expected\r\n",
+        "topk-withcount-word",
+    ),
+    (
+        "errors",
+        85,
+        "-WITHCOUNT keyword expected\r\n",
+        "topk-withcount-word",
+    ),
 ];
 
 /// The first line of `default` whose reply depends on RedisBloom's `rand()`.
@@ -40,7 +60,7 @@ fn is_dump(argv: &[Vec<u8>]) -> bool {
 }
 
 /// Replays a session on `port`; the replies in order.
-fn replay(port: u16, lines: &[(u64, u8, Vec<u8>, Vec<Vec<u8>>)]) -> Vec<Vec<u8>> {
+fn replay(port: u16, lines: &[Line]) -> Vec<Vec<u8>> {
     let mut c2 = RawConn::connect(port);
     let mut c3 = RawConn::connect_resp3(port);
     lines
@@ -56,7 +76,10 @@ fn replay(port: u16, lines: &[(u64, u8, Vec<u8>, Vec<Vec<u8>>)]) -> Vec<Vec<u8>>
 fn every_reply_matches_redisbloom_or_a_listed_difference() {
     let rules = Rules::load();
     for (_, _, _, rule) in PINNED {
-        assert!(rules.get(rule).is_some(), "no rule {rule} in docs/differences.txt");
+        assert!(
+            rules.get(rule).is_some(),
+            "no rule {rule} in docs/differences.txt"
+        );
     }
     let mut report = Vec::new();
     let mut failures = Vec::new();
@@ -70,9 +93,11 @@ fn every_reply_matches_redisbloom_or_a_listed_difference() {
         // Lines about the CMS key of `errors` need the CMS family (another part of rsbloom);
         // without it they are left out, and counted.
         let cms = !lines.iter().zip(&got).any(|((_, _, _, argv), got)| {
-            argv[0].eq_ignore_ascii_case(b"CMS.INITBYDIM") && got.starts_with(b"-ERR unknown command")
+            argv[0].eq_ignore_ascii_case(b"CMS.INITBYDIM")
+                && got.starts_with(b"-ERR unknown command")
         });
-        let (mut exact, mut whole, mut pointers, mut as_rb8, mut decay, mut no_cms) = (0, 0, 0, 0, 0, 0);
+        let (mut exact, mut whole, mut pointers, mut as_rb8, mut decay, mut no_cms) =
+            (0, 0, 0, 0, 0, 0);
         for ((seq, _, expected, argv), got) in lines.iter().zip(&got) {
             if !cms && argv.iter().any(|a| a.as_slice() == b"errors:cms") {
                 no_cms += 1;
@@ -82,7 +107,11 @@ fn every_reply_matches_redisbloom_or_a_listed_difference() {
             if let Some(p) = PINNED.iter().find(|p| p.0 == name && p.1 == *seq) {
                 pinned_seen += 1;
                 if escape(got) != escape(p.2.as_bytes()) {
-                    failures.push(format!("{name}:{seq}: pinned {:?}, got {:?}", p.2, escape(got)));
+                    failures.push(format!(
+                        "{name}:{seq}: pinned {:?}, got {:?}",
+                        p.2,
+                        escape(got)
+                    ));
                 }
             } else if same_reply(argv, expected, got) {
                 exact += 1;
@@ -90,10 +119,14 @@ fn every_reply_matches_redisbloom_or_a_listed_difference() {
                 decay += 1;
             } else if as_c_strings(got) == *expected {
                 whole += 1;
-            } else if is_dump(argv) && fields(&got_payload(got), true) == fields(&got_payload(expected), true) {
+            } else if is_dump(argv)
+                && fields(&got_payload(got), true) == fields(&got_payload(expected), true)
+            {
                 pointers += 1;
             } else if name == "restored"
-                && rb8.iter().any(|(s, _, r, _)| s == seq && same_reply(argv, r, got))
+                && rb8
+                    .iter()
+                    .any(|(s, _, r, _)| s == seq && same_reply(argv, r, got))
             {
                 as_rb8 += 1;
             } else {
@@ -134,7 +167,10 @@ fn default_session_keeps_the_promises() {
     let (mut a, mut b) = (redis74(), redis74());
     let got_a = replay(a.port, &lines);
     let got_b = replay(b.port, &lines);
-    assert_eq!(got_a, got_b, "two servers answered the same session differently");
+    assert_eq!(
+        got_a, got_b,
+        "two servers answered the same session differently"
+    );
     let dump_a = super::dump(&mut RawConn::connect(a.port), b"default");
     let dump_b = super::dump(&mut RawConn::connect(b.port), b"default");
     assert_eq!(dump_a, dump_b, "two servers hold different bytes");
@@ -161,7 +197,10 @@ fn default_session_keeps_the_promises() {
                 .map(|n| n.parse().unwrap())
                 .collect();
             for (item, n) in argv[2..].iter().zip(counts) {
-                assert!(n <= truth.get(item).copied().unwrap_or(0), "count above the truth");
+                assert!(
+                    n <= truth.get(item).copied().unwrap_or(0),
+                    "count above the truth"
+                );
                 checked += 1;
             }
         }
@@ -170,8 +209,15 @@ fn default_session_keeps_the_promises() {
                 let bulk = format!("${}\r\n{}\r\n", item.len(), String::from_utf8_lossy(item));
                 assert!(text.contains(&bulk), "{bulk:?} not in {text:?}");
             }
-            let first = format!("${}\r\n{}\r\n", heaviest[0].0.len(), String::from_utf8_lossy(heaviest[0].0));
-            assert!(text[text.find('\n').unwrap() + 1..].starts_with(&first), "{text}");
+            let first = format!(
+                "${}\r\n{}\r\n",
+                heaviest[0].0.len(),
+                String::from_utf8_lossy(heaviest[0].0)
+            );
+            assert!(
+                text[text.find('\n').unwrap() + 1..].starts_with(&first),
+                "{text}"
+            );
         }
     }
     assert_eq!(checked, 30);

@@ -15,7 +15,9 @@ fn wait_offset(primary: &mut Connection) {
 }
 
 fn dumps(con: &mut Connection, keys: &[&str]) -> Vec<Vec<u8>> {
-    keys.iter().map(|k| as_bytes(&raw(con, &["DUMP", k]))).collect()
+    keys.iter()
+        .map(|k| as_bytes(&raw(con, &["DUMP", k])))
+        .collect()
 }
 
 fn stream(con: &mut Connection, key: &str, seed: u32, rounds: u32) {
@@ -27,7 +29,21 @@ fn stream(con: &mut Connection, key: &str, seed: u32, rounds: u32) {
         }
         raw(con, &args);
         let by = ((r * 13 + seed) % 50).to_string();
-        raw(con, &["TOPK.INCRBY", key, "hot", &by, "t:7", "3", "bad", "-5", "never", "1"]);
+        raw(
+            con,
+            &[
+                "TOPK.INCRBY",
+                key,
+                "hot",
+                &by,
+                "t:7",
+                "3",
+                "bad",
+                "-5",
+                "never",
+                "1",
+            ],
+        );
     }
 }
 
@@ -41,7 +57,10 @@ fn primary_and_replica_hold_the_same_bytes() {
     let replica = primary.start_replica();
     let mut r = replica.conn();
     // Then the command stream.
-    expect_ok(&mut p, &["TOPK.RESERVE", "streamed", "10", "32", "5", "0.9"]);
+    expect_ok(
+        &mut p,
+        &["TOPK.RESERVE", "streamed", "10", "32", "5", "0.9"],
+    );
     expect_ok(&mut p, &["TOPK.RESERVE", "tiny", "2", "2", "1", "0.5"]);
     for key in ["synced", "streamed", "tiny"] {
         stream(&mut p, key, 7, 30);
