@@ -287,3 +287,64 @@ fn commands_are_registered_as_redisbloom_8() {
         );
     }
 }
+
+#[test]
+fn info_counters_and_keyspace_events() {
+    let server = Server::start();
+    let mut con = server.conn();
+    let field = |con: &mut redis::Connection, name: &str| {
+        info_field(con, "bf_topk", &format!("bf_topk_{name}"))
+            .unwrap_or_else(|| panic!("no bf_topk_{name}"))
+            .parse::<i64>()
+            .expect("a number")
+    };
+    expect_ok(&mut con, &["TOPK.RESERVE", "a", "10", "100", "5", "0.9"]);
+    expect_ok(&mut con, &["TOPK.RESERVE", "b", "1"]);
+    assert_eq!(field(&mut con, "keys"), 2);
+    let bytes = memory_usage_module(&mut con, "a") + memory_usage_module(&mut con, "b");
+    assert_eq!(field(&mut con, "memory_bytes"), bytes);
+    // Refusals by the size limit are counted.
+    let before = field(&mut con, "size_limit_refusals");
+    let v = raw(&mut con, &["TOPK.RESERVE", "c", "4294967295"]);
+    assert!(err_of(&v).is_some());
+    assert_eq!(field(&mut con, "size_limit_refusals"), before + 1);
+    expect_int(&mut con, &["DEL", "a", "b"], 2);
+    assert_eq!(field(&mut con, "keys"), 0);
+    assert_eq!(field(&mut con, "memory_bytes"), 0);
+
+    // Keyspace events, named as the commands.
+    expect_ok(
+        &mut con,
+        &["CONFIG", "SET", "notify-keyspace-events", "KEA"],
+    );
+    let mut sub = server.conn();
+    let mut pubsub = sub.as_pubsub();
+    pubsub.psubscribe("__keyspace@0__:ev").expect("psubscribe");
+    pubsub
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("timeout");
+    expect_ok(&mut con, &["TOPK.RESERVE", "ev", "2"]);
+    raw(&mut con, &["TOPK.ADD", "ev", "x"]);
+    raw(&mut con, &["TOPK.INCRBY", "ev", "x", "2"]);
+    let events: Vec<String> = (0..3)
+        .map(|_| {
+            pubsub
+                .get_message()
+                .expect("event")
+                .get_payload()
+                .expect("text")
+        })
+        .collect();
+    assert_eq!(events, ["topk.reserve", "topk.add", "topk.incrby"]);
+}
+
+/// RedisBloom's MEMORY USAGE figure of a sketch: its 2,088-byte struct, 8 bytes per counter,
+/// 24 per heap entry.
+fn memory_usage_module(con: &mut redis::Connection, key: &str) -> i64 {
+    let info = raw(con, &["TOPK.INFO", key]);
+    let redis::Value::Array(v) = info else {
+        panic!("{info:?}")
+    };
+    let (k, w, d) = (as_int(&v[1]), as_int(&v[3]), as_int(&v[5]));
+    2088 + w * d * 8 + k * 24
+}
