@@ -35,13 +35,7 @@ pub fn save(topk: &TopK, out: &mut dyn FieldSink) {
     out.put_u64(p.width as u64);
     out.put_u64(p.depth as u64);
     out.put_f64(p.decay);
-    let mut buckets = Vec::with_capacity(topk.buckets().len() * BUCKET_BYTES as usize);
-    for b in topk.buckets() {
-        buckets.extend_from_slice(&b.fp.to_le_bytes());
-        buckets.extend_from_slice(&b.count.to_le_bytes());
-    }
-    out.put_bytes(&buckets);
-    drop(buckets);
+    out.put_bytes(&topk.bucket_bytes());
     let mut heap = Vec::with_capacity(topk.heap().len() * HEAP_ENTRY_BYTES as usize);
     for (i, e) in topk.heap().iter().enumerate() {
         let len = e.item.as_ref().map_or(0, |i| i.len() as u32);

@@ -31,8 +31,9 @@ pub const HEAP_ENTRY_BYTES: u64 = 24;
 /// MEMORY USAGE counts.
 pub const HEADER_BYTES: u64 = 2088;
 
-/// One bucket of a row.
+/// One bucket of a row, laid out as RedisBloom persists it (fingerprint, then count).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct Bucket {
     pub fp: u32,
     pub count: u32,
@@ -145,6 +146,32 @@ impl TopK {
 
     pub fn heap(&self) -> &[Entry] {
         &self.heap
+    }
+
+    /// The buckets as RedisBloom's persisted string (`fp u32, count u32` little-endian, row
+    /// after row): the buckets' own memory where the machine is little-endian (no copy of a
+    /// possibly huge array), a copy elsewhere.
+    pub fn bucket_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        #[cfg(target_endian = "little")]
+        {
+            let b = &self.buckets;
+            // SAFETY: `Bucket` is two u32s, `repr(C)`, without padding; the pointer and
+            // length cover exactly the buckets' initialised memory, every byte is a valid
+            // u8, and the borrow keeps the buckets alive.
+            let bytes = unsafe {
+                std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len() * BUCKET_BYTES as usize)
+            };
+            std::borrow::Cow::Borrowed(bytes)
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            let mut out = Vec::with_capacity(self.buckets.len() * BUCKET_BYTES as usize);
+            for b in &self.buckets {
+                out.extend_from_slice(&b.fp.to_le_bytes());
+                out.extend_from_slice(&b.count.to_le_bytes());
+            }
+            std::borrow::Cow::Owned(out)
+        }
     }
 
     /// Decay rolls made so far.
