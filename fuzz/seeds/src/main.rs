@@ -1,5 +1,5 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
-//! both Bloom types and of cuckoo filters, and LOADCHUNK sessions of a few filters of each
+//! both Bloom types, of cuckoo filters and of Top-K sketches, and LOADCHUNK sessions of a few filters of each
 //! family. Run by `make fuzz`.
 
 use std::fs;
@@ -11,6 +11,8 @@ use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
 use rsbloom_core::testkit::cuckoo;
+use rsbloom_core::testkit::topk;
+use rsbloom_core::topk::{Params, TopK};
 
 fn main() -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -39,7 +41,8 @@ fn main() -> std::io::Result<()> {
             fs::write(chunk_dir.join(format!("{target}-seed{i}")), &session)?;
         }
     }
-    cuckoo_seeds(&root)
+    cuckoo_seeds(&root)?;
+    topk_seeds(&root)
 }
 
 /// Cuckoo filters of a few shapes (capacity, bucket size, max iterations, expansion), filled
@@ -72,6 +75,33 @@ fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
         )?;
         let session = cuckoo::encode_session(&filter, |_| 64);
         fs::write(chunk_dir.join(format!("seed{i}")), &session)?;
+    }
+    Ok(())
+}
+
+/// Top-K sketches of a few shapes (k, width, depth, decay) fed a skewed stream with
+/// collisions, NUL bytes and the empty item.
+fn topk_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("topk_value");
+    fs::create_dir_all(&dir)?;
+    let shapes = [(1, 1, 1, 0.9), (3, 8, 2, 0.9), (10, 64, 4, 0.5), (5, 4, 3, 1.0)];
+    for (i, &(k, width, depth, decay)) in shapes.iter().enumerate() {
+        let params = Params {
+            k,
+            width,
+            depth,
+            decay,
+        };
+        let mut sketch = TopK::new(params, topk::LIMIT).expect("small sketch");
+        for n in 0..200u32 {
+            let item = match n % 9 {
+                0 => Vec::new(),
+                1 => format!("n\0{}", n % 5).into_bytes(),
+                _ => format!("seed:{}", 50 / (n % 50 + 1)).into_bytes(),
+            };
+            sketch.add(&item, 1 + n % 3);
+        }
+        fs::write(dir.join(format!("seed{i}")), topk::encode_value(&sketch))?;
     }
     Ok(())
 }
