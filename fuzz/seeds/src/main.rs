@@ -84,7 +84,12 @@ fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
 fn topk_seeds(root: &Path) -> std::io::Result<()> {
     let dir = root.join("topk_value");
     fs::create_dir_all(&dir)?;
-    let shapes = [(1, 1, 1, 0.9), (3, 8, 2, 0.9), (10, 64, 4, 0.5), (5, 4, 3, 1.0)];
+    let shapes = [
+        (1, 1, 1, 0.9),
+        (3, 8, 2, 0.9),
+        (10, 64, 4, 0.5),
+        (5, 4, 3, 1.0),
+    ];
     for (i, &(k, width, depth, decay)) in shapes.iter().enumerate() {
         let params = Params {
             k,

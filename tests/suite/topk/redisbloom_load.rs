@@ -257,3 +257,95 @@ fn redisbloom_2_8_2_loads_rsbloom_dumps_and_rdb() {
         keys.len()
     );
 }
+
+/// An rsbloom replica of a RedisBloom 2.8.2 primary: the keys the primary holds reach it by
+/// the full sync (RedisBloom's RDB), later commands by the stream; with no collisions in
+/// the stream (so no `rand()` on the primary's side), every answer is the primary's.
+#[test]
+fn an_rsbloom_replica_of_a_redisbloom_primary() {
+    let mut rb = redisbloom();
+    let mut p2 = RawConn::connect(rb.port);
+    let mut p3 = RawConn::connect_resp3(rb.port);
+    let mut items = Vec::new();
+    // `binary` aside: RedisBloom's RDB cuts its NUL items, so any replica loses them.
+    let synced = ["nodecay", "incrby", "k1", "empty", "resp3", "decay1"];
+    for name in synced {
+        let lines = session(&format!("{name}.commands.tsv"));
+        for (_, proto, _, argv) in &lines {
+            if *proto == 3 {
+                p3.send(argv)
+            } else {
+                p2.send(argv)
+            };
+        }
+        items.extend(items_of(&lines));
+    }
+    p2.send(&[
+        b"CONFIG".as_slice(),
+        b"SET",
+        b"repl-diskless-sync-delay",
+        b"0",
+    ]);
+    let port = rb.port.to_string();
+    let mut opts = ServerOpts::default().on(&Installed::get("redis-7.4"));
+    opts.server_args = vec!["--replicaof".into(), "127.0.0.1".into(), port];
+    let mut replica = Server::start_with(opts);
+    let mut r2 = RawConn::connect(replica.port);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let info = r2.send(&[b"INFO".as_slice(), b"replication"]);
+        if String::from_utf8_lossy(&info).contains("master_link_status:up") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replica never linked up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The decay position of each synced key (the first heap entry's pointer bytes).
+    let rolls = |c: &mut RawConn| -> Vec<Vec<u8>> {
+        synced
+            .iter()
+            .map(|k| fields(&dump(c, k.as_bytes()), false)[5][8..16].to_vec())
+            .collect()
+    };
+    let before = rolls(&mut r2);
+    // The stream: a new key, and adds of new items to a synced one (wide sketches: these
+    // items share no bucket with others, checked below).
+    p2.send(&[
+        b"TOPK.RESERVE".as_slice(),
+        b"live",
+        b"10",
+        b"4096",
+        b"4",
+        b"0.9",
+    ]);
+    for round in 0..5 {
+        for key in ["live", "nodecay"] {
+            let mut args = vec![b"TOPK.INCRBY".to_vec(), key.as_bytes().to_vec()];
+            for i in 0..8 {
+                args.push(format!("{key}:s{i}").into_bytes());
+                args.push(format!("{}", (i * 3 + round) % 7).into_bytes());
+            }
+            p2.send(&args);
+        }
+    }
+    items
+        .extend((0..8).flat_map(|i| ["live", "nodecay"].map(|k| format!("{k}:s{i}").into_bytes())));
+    let wait = p2.send(&[b"WAIT".as_slice(), b"1", b"5000"]);
+    assert_eq!(wait, b":1\r\n", "the replica did not acknowledge");
+    let mut keys: Vec<Vec<u8>> = synced.iter().map(|k| k.as_bytes().to_vec()).collect();
+    keys.push(b"live".to_vec());
+    // No decay roll happened (so none on the primary either, whose rolls are random).
+    assert_eq!(rolls(&mut r2), before, "the stream made the sketches roll");
+    let live = fields(&dump(&mut r2, b"live"), false)[5][8..16].to_vec();
+    assert_eq!(live, [0; 8], "the new key rolled");
+    let n = compare(replica.port, rb.port, &keys, &items, "replica");
+    replica.assert_alive();
+    rb.assert_alive();
+    println!(
+        "{} keys: {n} answers of the rsbloom replica equal to its RedisBloom primary's",
+        keys.len()
+    );
+}
