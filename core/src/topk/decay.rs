@@ -81,4 +81,23 @@ mod tests {
             assert!((9_000..11_000).contains(&b), "{below:?}");
         }
     }
+
+    #[test]
+    fn decays_happen_at_redisbloom_s_rate() {
+        // The share of rolls that decay a bucket of count c is decay^c, as with rand().
+        let t = DecayTable::new(0.9);
+        for count in [1u32, 3, 10, 40] {
+            let p = t.probability(count);
+            let n = 200_000u64;
+            let hits = (0..n)
+                .filter(|&roll| uniform(roll * 7 + 1, 0xdead_beef, 2, count) < p)
+                .count() as f64;
+            let share = hits / n as f64;
+            let sigma = (p * (1.0 - p) / n as f64).sqrt();
+            assert!(
+                (share - p).abs() < 5.0 * sigma + 1e-9,
+                "count {count}: {share} vs {p}"
+            );
+        }
+    }
 }
