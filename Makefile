@@ -132,6 +132,7 @@ deps-server:
 deps-servers: deps-server
 	@python3 -m pip --version >/dev/null 2>&1 || { $(APT) update -qq && $(APT) install -y -qq python3-pip; }
 	@tools/servers.sh >/dev/null
+	@tools/redis-py.sh
 
 clean:
 	$(CARGO) clean

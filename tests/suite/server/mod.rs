@@ -11,6 +11,7 @@ mod cluster;
 mod durability;
 mod info;
 mod name_clash;
+mod redis_py;
 mod redisbloom8;
 mod redisbloom_diff;
 mod redisbloom_live;
