@@ -97,8 +97,15 @@ pub static BLOOM: Counters = Counters::new(c"bloom");
 /// The cuckoo family (`MBbloomCF` keys).
 pub static CUCKOO: Counters = Counters::new(c"cuckoo");
 
+/// Count-Min Sketches (`CMSk-TYPE` keys).
+pub static CMS: Counters = Counters::new(c"cms");
+/// Top-K lists (`TopK-TYPE` keys).
+pub static TOPK: Counters = Counters::new(c"topk");
+/// t-digests (`TDIS-TYPE` keys).
+pub static TDIGEST: Counters = Counters::new(c"tdigest");
+
 /// Every family's counters, in INFO order.
-static FAMILIES: [&Counters; 2] = [&BLOOM, &CUCKOO];
+static FAMILIES: [&Counters; 5] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST];
 
 fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
     let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldLongLong }) else {

@@ -26,8 +26,11 @@ use config::{
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cuckoo::CUCKOO_TYPE;
 
-/// `MAJOR*10000 + MINOR*100 + PATCH`.
-pub const MODULE_VERSION: i32 = 100;
+/// The version `MODULE LIST` reports: that of the RedisBloom release whose commands, replies
+/// and formats rsbloom follows (8.2.3), as `MAJOR*10000 + MINOR*100 + PATCH`, so clients that
+/// gate features on the `bf` module's version (redis-py, ...) read it right. rsbloom's own
+/// version is the crate's, shown as `since` in COMMAND DOCS.
+pub const MODULE_VERSION: i32 = 80203;
 
 /// The version as COMMAND DOCS shows it in `since`.
 const SINCE: &CStr =

@@ -13,6 +13,9 @@ pub enum Reply {
     Int(i64),
     Bool(bool),
     Bulk(Vec<u8>),
+    /// A double as the server writes one (RESP2: a bulk string in the server's own format,
+    /// `inf` and `nan` included; RESP3: a double), as RedisBloom replies its sketches' numbers.
+    Double(f64),
     Null,
     /// An error, as a whole reply or as one element of an array.
     Error(Error),
@@ -64,6 +67,9 @@ pub fn send(ctx: &Context, reply: Reply) {
         }
         Reply::Bulk(data) => {
             raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
+        }
+        Reply::Double(x) => {
+            unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(ctx.ctx, x) };
         }
         Reply::Null => {
             raw::reply_with_null(ctx.ctx);

@@ -4,7 +4,6 @@
 //! encoding version) holds RedisBloom-scheme filters in RedisBloom's format, so its RDB
 //! files, DUMP payloads and AOFs load here and go back.
 
-use std::ffi::CStr;
 use std::marker::PhantomData;
 
 use redis_module::native_types::RedisType;
@@ -14,7 +13,7 @@ use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
 
-use super::{methods, Family, ValueType};
+use super::{methods, Family, Rewrite, ValueType};
 use crate::info::{self, Counters};
 
 /// A Bloom type's name and RDB value format.
@@ -107,7 +106,7 @@ impl<F: Format> ValueType for BloomType<F> {
     type Value = Chain;
     const NAME: &'static str = F::NAME;
     const ENCODING_VERSION: i32 = F::ENCODING_VERSION;
-    const LOADCHUNK: &'static CStr = c"BF.LOADCHUNK";
+    const REWRITE: Rewrite = Rewrite::LoadChunks(c"BF.LOADCHUNK");
 
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Chain> {
         F::load(src, encver, limit)

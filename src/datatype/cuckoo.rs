@@ -4,8 +4,6 @@
 //! Values of encoding versions 0-3 (RedisBloom before v2.2) load too (`rdb::load_legacy`,
 //! as RedisBloom loads them); they are written back as version 4.
 
-use std::ffi::CStr;
-
 use redis_module::native_types::RedisType;
 use rsbloom_core::cuckoo::codec::{rdb, scandump};
 use rsbloom_core::cuckoo::CuckooFilter;
@@ -13,7 +11,7 @@ use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
 
-use super::{methods, Family, ValueType};
+use super::{methods, Family, Rewrite, ValueType};
 use crate::info::{self, Counters};
 
 /// The Redis type of cuckoo filters.
@@ -56,7 +54,7 @@ impl ValueType for CuckooType {
     type Value = CuckooFilter;
     const NAME: &'static str = rdb::TYPE_NAME;
     const ENCODING_VERSION: i32 = rdb::ENCODING_VERSION;
-    const LOADCHUNK: &'static CStr = c"CF.LOADCHUNK";
+    const REWRITE: Rewrite = Rewrite::LoadChunks(c"CF.LOADCHUNK");
 
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<CuckooFilter> {
         match encver {

@@ -61,20 +61,30 @@ pub trait ValueType: 'static {
     const NAME: &'static str;
     /// Written with every RDB value; `rdb_load` gets the one the value was written with.
     const ENCODING_VERSION: i32;
-    /// The command that the AOF rewrite emits as `CMD key iterator data`, once per chunk.
-    const LOADCHUNK: &'static CStr;
+    /// What the AOF rewrite emits for a value.
+    const REWRITE: Rewrite;
 
     /// Reads a value written at `encver`, refusing anything over `limit` bytes before
     /// allocating it.
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Self::Value>;
     fn save(value: &Self::Value, out: &mut dyn FieldSink);
     /// Hands each `(iterator, data)` chunk of the value's dump, none over `max_chunk` bytes,
-    /// to `emit`, in the order `LOADCHUNK` must replay them.
-    fn chunks(value: &Self::Value, max_chunk: u64, emit: &mut dyn FnMut(i64, &[u8]));
+    /// to `emit`, in the order `LOADCHUNK` must replay them ([`Rewrite::LoadChunks`] only).
+    fn chunks(_value: &Self::Value, _max_chunk: u64, _emit: &mut dyn FnMut(i64, &[u8])) {}
     /// The value's memory, as `MEMORY USAGE` reports it.
     fn memory(value: &Self::Value) -> usize;
     /// Hands the value's content to `add` as byte strings for `DEBUG DIGEST`.
     fn digest(value: &Self::Value, add: &mut dyn FnMut(&[u8]));
+}
+
+/// How the AOF rewrite writes a value of a type.
+pub enum Rewrite {
+    /// `CMD key iterator data` once per chunk of [`ValueType::chunks`] (the SCANDUMP
+    /// protocol of the filter families), so no command meets `proto-max-bulk-len`.
+    LoadChunks(&'static CStr),
+    /// `RESTORE key 0 <DUMP payload>`, as RedisBloom rewrites its sketch types (they have no
+    /// SCANDUMP), so its AOFs and ours replay the same way.
+    Restore,
 }
 
 /// The callback table of type `T`.
@@ -185,35 +195,108 @@ extern "C" fn rdb_save<T: ValueType>(io: *mut raw::RedisModuleIO, value: *mut c_
     }
 }
 
-/// Rewrites a value as its SCANDUMP sequence of `LOADCHUNK` commands, each chunk at most
-/// `bf.chunk-bytes`, so a replay never meets `proto-max-bulk-len`.
+/// Rewrites a value to the AOF as its type's [`Rewrite`] says.
 extern "C" fn aof_rewrite<T: ValueType>(
     io: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
     value: *mut c_void,
 ) {
     let value = unsafe { value_of::<T>(value) };
-    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
-        return;
-    };
-    let result = catch_unwind(AssertUnwindSafe(|| {
-        T::chunks(value, config::chunk_bytes(), &mut |iter, data| {
-            // "slb": the key, the iterator as a long long, the data as pointer + length.
-            unsafe {
-                emit(
-                    io,
-                    T::LOADCHUNK.as_ptr(),
-                    c"slb".as_ptr(),
-                    key,
-                    iter as std::ffi::c_longlong,
-                    data.as_ptr().cast::<c_char>(),
-                    data.len(),
-                );
-            }
-        });
+    let result = catch_unwind(AssertUnwindSafe(|| match T::REWRITE {
+        Rewrite::LoadChunks(command) => emit_chunks::<T>(io, key, value, command),
+        Rewrite::Restore => emit_restore(io, key),
     }));
     if result.is_err() {
         log_io(io, "bf: panic while rewriting a filter to the AOF");
+    }
+}
+
+/// One `command key iterator data` per chunk, each at most `bf.chunk-bytes`.
+fn emit_chunks<T: ValueType>(
+    io: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: &T::Value,
+    command: &CStr,
+) {
+    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
+        return;
+    };
+    T::chunks(value, config::chunk_bytes(), &mut |iter, data| {
+        // "slb": the key, the iterator as a long long, the data as pointer + length.
+        unsafe {
+            emit(
+                io,
+                command.as_ptr(),
+                c"slb".as_ptr(),
+                key,
+                iter as std::ffi::c_longlong,
+                data.as_ptr().cast::<c_char>(),
+                data.len(),
+            );
+        }
+    });
+}
+
+/// `RESTORE key 0 <payload>` with the payload the server's own `DUMP` gives (its RDB version
+/// and checksum included, so exactly RedisBloom's). Unlike RedisBloom, which always asks in
+/// db 0 (and so drops keys of other databases from the rewrite), `DUMP` runs in the key's
+/// database.
+fn emit_restore(io: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString) {
+    let (
+        Some(emit),
+        Some(new_ctx),
+        Some(free_ctx),
+        Some(select),
+        Some(call),
+        Some(reply_type),
+        Some(reply_bytes),
+        Some(free_reply),
+    ) = (unsafe {
+        (
+            raw::RedisModule_EmitAOF,
+            raw::RedisModule_GetThreadSafeContext,
+            raw::RedisModule_FreeThreadSafeContext,
+            raw::RedisModule_SelectDb,
+            raw::RedisModule_Call,
+            raw::RedisModule_CallReplyType,
+            raw::RedisModule_CallReplyStringPtr,
+            raw::RedisModule_FreeCallReply,
+        )
+    })
+    else {
+        log_io(
+            io,
+            "bf: the server lacks the API to rewrite a key as RESTORE",
+        );
+        return;
+    };
+    let db = unsafe { raw::RedisModule_GetDbIdFromIO }.map_or(0, |db_of| unsafe { db_of(io) });
+    unsafe {
+        let ctx = new_ctx(ptr::null_mut());
+        select(ctx, db);
+        let reply = call(ctx, c"DUMP".as_ptr(), c"s".as_ptr(), key);
+        let mut len = 0usize;
+        if !reply.is_null() && reply_type(reply) == raw::REDISMODULE_REPLY_STRING as c_int {
+            let data = reply_bytes(reply, &mut len);
+            emit(
+                io,
+                c"RESTORE".as_ptr(),
+                c"slb".as_ptr(),
+                key,
+                0 as std::ffi::c_longlong,
+                data,
+                len,
+            );
+        } else {
+            log_io(
+                io,
+                "bf: DUMP failed while rewriting a key to the AOF; key left out",
+            );
+        }
+        if !reply.is_null() {
+            free_reply(reply);
+        }
+        free_ctx(ctx);
     }
 }
 
