@@ -6,6 +6,7 @@
 
 use crate::error::{check_limit, Error, Result};
 use crate::hash::murmur2::murmur2;
+use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// The bytes `MEMORY USAGE` counts for a sketch besides its counters: RedisBloom's struct
 /// (width, depth, counters pointer, total), which rsbloom's matches in size.
@@ -116,6 +117,11 @@ impl CountMinSketch {
     /// The counters, row after row.
     pub fn counters(&self) -> &[u32] {
         &self.counters
+    }
+
+    /// Moves the counters' heap block where `mover` says (active defragmentation).
+    pub fn relocate(&mut self, mover: &mut dyn Relocate) {
+        relocate_vec(&mut self.counters, mover);
     }
 
     /// What the sketch takes in memory, the figure `MEMORY USAGE` reports.

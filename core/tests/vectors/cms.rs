@@ -12,23 +12,11 @@ use rsbloom_core::cms::codec::{self, ENCODING_VERSION};
 use rsbloom_core::cms::{dims_from_prob, CountMinSketch, Source};
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::fields::{FieldSource, Reader, Writer};
-use rsbloom_core::testkit::files::{self, escape, unescape};
+use rsbloom_core::testkit::files::{self, escape, unescape, REDISBLOOM_CMS_CONFIGS as CONFIGS};
 use rsbloom_core::testkit::rdb::Cursor;
 
 const SET: &str = "redisbloom-cms";
 const NO_LIMIT: u64 = u64::MAX;
-const CONFIGS: [&str; 10] = [
-    "dim_small",
-    "dim_large",
-    "prob",
-    "overflow",
-    "merge",
-    "binary",
-    "tiny",
-    "empty",
-    "resp3",
-    "errors",
-];
 
 enum Value {
     Sketch(CountMinSketch),

@@ -1,0 +1,75 @@
+//! CMS.MERGE destination numkeys source [source ...] [WEIGHTS weight [weight ...]]
+//!
+//! RedisBloom 8's order of checks: the destination (it must exist), numkeys (an integer,
+//! positive), the argument counts (`WEIGHTS`, found anywhere after numkeys in any case, must
+//! follow exactly numkeys sources and be followed by numkeys weights), then per source its
+//! weight, the key and its dimensions; then the sums. The destination becomes
+//! `Σ weight · source`; its own counters count only if it is listed among the sources.
+
+use rsbloom_core::cms::{CountMinSketch, Source};
+use rsbloom_core::error::{Error, Result};
+
+use super::sketch;
+use crate::commands::grammar::{integer, is};
+use crate::commands::key::{open_read_arg, open_write};
+use crate::commands::reply::Reply;
+use crate::commands::Call;
+
+pub fn merge(call: &Call) -> Result<Reply> {
+    let args = call.args;
+    let dest_key = open_write(call);
+    let (width, depth) = {
+        let dest = sketch(&dest_key)?;
+        (dest.width(), dest.depth())
+    };
+    let numkeys = integer(&args[2]).ok_or(Error::CmsInvalidNumkeys)?;
+    if numkeys <= 0 {
+        return Err(Error::CmsNumkeysNotPositive);
+    }
+    let rest = &args[3..];
+    let weights_at = rest.iter().position(|a| is(a, "WEIGHTS"));
+    match weights_at {
+        None if numkeys != rest.len() as i64 => return Err(Error::CmsWrongNumberOfKeys),
+        Some(at) if at as i64 != numkeys || rest.len() as i128 != 1 + 2 * numkeys as i128 => {
+            return Err(Error::CmsWrongNumberOfKeysWeights)
+        }
+        _ => {}
+    }
+    let n = numkeys as usize;
+    // The source keys stay open while their sketches are read.
+    let mut open = Vec::with_capacity(n);
+    let mut sources: Vec<(Option<&CountMinSketch>, i64)> = Vec::with_capacity(n);
+    for (i, name) in rest[..n].iter().enumerate() {
+        let weight = match weights_at {
+            None => 1,
+            Some(_) => integer(&rest[n + 1 + i]).ok_or(Error::CmsInvalidWeight)?,
+        };
+        if name.as_slice() == call.key().as_slice() {
+            // The destination itself: read through it, not through a second handle.
+            sources.push((None, weight));
+            continue;
+        }
+        let key = open_read_arg(call, name);
+        let source = sketch(&key)?;
+        if source.width() != width || source.depth() != depth {
+            return Err(Error::CmsDimensionMismatch);
+        }
+        open.push(key);
+        sources.push((Some(source), weight));
+    }
+    let sources: Vec<Source> = sources
+        .into_iter()
+        .map(|(s, w)| match s {
+            Some(s) => Source::Other(s, w),
+            None => Source::Destination(w),
+        })
+        .collect();
+    let mut dest = dest_key
+        .write::<CountMinSketch>()?
+        .ok_or(Error::CmsKeyNotFound)?;
+    dest.merge(&sources)?;
+    drop(dest);
+    call.ctx.replicate_verbatim();
+    call.notify();
+    Ok(Reply::Ok)
+}
