@@ -78,3 +78,17 @@ fn check_queries(con: &mut RawConn, key: &[u8], items: &[Vec<u8>], sketch: &Coun
     }
     items.len()
 }
+
+/// CMS.INFO's three figures (width, depth, count) over the `redis` client.
+fn info_ints(con: &mut redis::Connection, key: &str) -> Vec<i64> {
+    match common::client::raw(con, &["CMS.INFO", key]) {
+        redis::Value::Array(items) => items
+            .iter()
+            .filter_map(|v| match v {
+                redis::Value::Int(n) => Some(*n),
+                _ => None,
+            })
+            .collect(),
+        other => panic!("CMS.INFO {key} answered {other:?}"),
+    }
+}
