@@ -83,10 +83,27 @@ pub static QUERY: Command = Command {
     family: &FAMILY,
 };
 
+/// CMS.MERGE's callback: it answers the server's requests for its keys' positions (flag
+/// `getkeys-api`: Redis 7.0's cluster finds a module command's keys only this way, later
+/// servers read the key specs), and otherwise runs the command.
+extern "C" fn merge_callback(
+    ctx: *mut redis_module::raw::RedisModuleCtx,
+    argv: *mut *mut redis_module::raw::RedisModuleString,
+    argc: std::ffi::c_int,
+) -> std::ffi::c_int {
+    // SAFETY: these are the arguments Redis passed to this callback.
+    unsafe {
+        if merge::key_positions(ctx, argv, argc) {
+            return redis_module::raw::REDISMODULE_OK as std::ffi::c_int;
+        }
+        crate::commands::run(ctx, argv, argc, &MERGE, merge::merge)
+    }
+}
+
 pub static MERGE: Command = Command {
     name: c"cms.merge",
-    callback: callback!(MERGE => merge::merge),
-    flags: c"write deny-oom",
+    callback: merge_callback,
+    flags: c"write deny-oom getkeys-api",
     summary: c"Sets a Count-Min Sketch to the weighted sum of sketches of its dimensions",
     complexity: c"O(n * w * d), n sources, w the width, d the depth",
     arity: Arity::AtLeast(4),
