@@ -141,6 +141,21 @@ fn aof_rewrite_and_replay() {
         expect_int(&mut c, &["DEL", "late"], 1);
         expect_ok(&mut c, &["CMS.INITBYPROB", "late", "0.01", "0.125"]);
         raw(&mut c, &["CMS.INCRBY", "late", "x", "5"]);
+        // CMS.INITBYPROB reached the AOF as CMS.INITBYDIM with its dimensions.
+        let logged: Vec<Vec<Vec<u8>>> = std::fs::read_dir(s.dir().join("appendonlydir"))
+            .expect("appendonlydir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".incr.aof"))
+            .flat_map(|e| parse_aof(&std::fs::read(e.path()).expect("incr")).expect("RESP"))
+            .collect();
+        let creations: Vec<&Vec<Vec<u8>>> = logged
+            .iter()
+            .filter(|a| a[0].to_ascii_lowercase().starts_with(b"cms.initby"))
+            .collect();
+        assert_eq!(creations.len(), 2, "creations in the AOF");
+        for a in creations {
+            assert_eq!(a[..], [b"CMS.INITBYDIM".to_vec(), b"late".to_vec(), b"200".to_vec(), b"3".to_vec()]);
+        }
         let mut snap = snapshot(&mut c);
         let late = (
             dump_body(&as_bytes(&raw(&mut c, &["DUMP", "late"]))).to_vec(),
