@@ -24,6 +24,7 @@ use config::{
     NEW_FILTER_FORMAT,
 };
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
+use datatype::cms::CMS_TYPE;
 use datatype::cuckoo::CUCKOO_TYPE;
 use datatype::topk::TOPK_TYPE;
 
@@ -62,7 +63,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, TOPK_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE],
     init: init,
     configurations: [
         i64: [

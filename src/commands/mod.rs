@@ -19,6 +19,7 @@ use row::Command;
 pub mod argv;
 pub mod bf;
 pub mod cf;
+pub mod cms;
 pub mod grammar;
 pub mod key;
 pub mod register;

@@ -5,6 +5,7 @@
 //! catches panics: one would abort the server.
 
 pub mod bloom;
+pub mod cms;
 pub mod cuckoo;
 pub mod topk;
 

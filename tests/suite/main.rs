@@ -15,6 +15,7 @@
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
 mod bloom;
+mod cms;
 mod cuckoo;
 mod server;
 mod topk;

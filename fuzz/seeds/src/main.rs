@@ -1,17 +1,17 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
-//! both Bloom types, of cuckoo filters and of Top-K sketches, and LOADCHUNK sessions of a few filters of each
-//! family. Run by `make fuzz`.
+//! both Bloom types, of cuckoo filters, of Count-Min Sketches and of Top-K sketches, and
+//! LOADCHUNK sessions of a few filters of each filter family. Run by `make fuzz`.
 
 use std::fs;
 use std::path::Path;
 
 use rsbloom_core::bloom::codec::save_value;
 use rsbloom_core::bloom::{Chain, Scheme};
+use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
-use rsbloom_core::testkit::cuckoo;
-use rsbloom_core::testkit::topk;
+use rsbloom_core::testkit::{cms, cuckoo, topk};
 use rsbloom_core::topk::{Params, TopK};
 
 fn main() -> std::io::Result<()> {
@@ -42,7 +42,25 @@ fn main() -> std::io::Result<()> {
         }
     }
     cuckoo_seeds(&root)?;
+    cms_seeds(&root)?;
     topk_seeds(&root)
+}
+
+/// Count-Min Sketches of a few shapes (width, depth), counted into, one saturated.
+fn cms_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("cms_value");
+    fs::create_dir_all(&dir)?;
+    for (i, &(width, depth)) in [(1, 1), (16, 2), (100, 4), (7, 9)].iter().enumerate() {
+        let mut sketch = CountMinSketch::new(width, depth, cms::LIMIT).expect("small sketch");
+        for n in 0..50u64 {
+            let _ = sketch.incr_by(format!("seed:{n}").as_bytes(), n % 9);
+        }
+        if i == 1 {
+            let _ = sketch.incr_by(b"saturated", u32::MAX as u64);
+        }
+        fs::write(dir.join(format!("seed{i}")), cms::encode_value(&sketch))?;
+    }
+    Ok(())
 }
 
 /// Cuckoo filters of a few shapes (capacity, bucket size, max iterations, expansion), filled

@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 34] = [
+const TABLE: [Row; 40] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -67,6 +67,12 @@ const TABLE: [Row; 34] = [
     write(&["CF.LOADCHUNK", "c3", "1", "not a header"], false),
     read(&["CF.INFO", "c"], true),
     read(&["CF.DEBUG", "c"], false),
+    write(&["CMS.INITBYDIM", "m2", "10", "2"], true),
+    write(&["CMS.INITBYPROB", "m3", "0.1", "0.1"], true),
+    write(&["CMS.INCRBY", "m", "x", "1"], false),
+    read(&["CMS.QUERY", "m", "x"], false),
+    write(&["CMS.MERGE", "m", "1", "m"], false),
+    read(&["CMS.INFO", "m"], true),
     write(&["TOPK.RESERVE", "t2", "2"], true),
     write(&["TOPK.ADD", "t", "x"], false),
     write(&["TOPK.INCRBY", "t", "x", "1"], false),
@@ -88,6 +94,8 @@ impl Row {
     fn family(&self) -> &'static str {
         if self.call[0].starts_with("BF.") {
             "bloom"
+        } else if self.call[0].starts_with("CMS.") {
+            "cms"
         } else if self.call[0].starts_with("TOPK.") {
             "topk"
         } else {
@@ -147,7 +155,12 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
     }
     Ok(texts(&reply)
         .into_iter()
-        .filter(|c| c.starts_with("bf.") || c.starts_with("cf.") || c.starts_with("topk."))
+        .filter(|c| {
+            c.starts_with("bf.")
+                || c.starts_with("cf.")
+                || c.starts_with("cms.")
+                || c.starts_with("topk.")
+        })
         .collect())
 }
 
@@ -191,7 +204,7 @@ fn every_command_is_granted_by_its_categories() {
     let server = &acls.server;
 
     // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
-    // for its 32 BF, CF and TOPK commands: 17 in @read, 15 in @write, 7 in @fast.
+    // for its 38 BF, CF, CMS and TOPK commands: 19 in @read, 19 in @write, 10 in @fast.
     let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
     let module = texts(&raw(
         &mut admin,
@@ -206,12 +219,13 @@ fn every_command_is_granted_by_its_categories() {
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
-        (17, 15, 7),
+        (19, 19, 10),
         "RedisBloom's (@read, @write, @fast) totals"
     );
 
     expect_ok(&mut admin, &["BF.RESERVE", "b", "0.01", "100"]);
     expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
+    expect_ok(&mut admin, &["CMS.INITBYDIM", "m", "10", "2"]);
     expect_ok(&mut admin, &["TOPK.RESERVE", "t", "2"]);
 
     let users = [
@@ -229,6 +243,7 @@ fn every_command_is_granted_by_its_categories() {
             |r| r.family() == "cuckoo",
             false,
         ),
+        user("cms", &["-@all", "+@cms"], |r| r.family() == "cms", false),
         user(
             "topk",
             &["-@all", "+@topk"],
@@ -248,7 +263,7 @@ fn every_command_is_granted_by_its_categories() {
         let module_rule = u
             .rules
             .iter()
-            .any(|r| r == "+@bloom" || r == "+@cuckoo" || r == "+@topk");
+            .any(|r| r == "+@bloom" || r == "+@cuckoo" || r == "+@cms" || r == "+@topk");
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
             let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
@@ -346,7 +361,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "topk"] {
+    for family in ["bloom", "cuckoo", "cms", "topk"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -355,9 +370,9 @@ fn command_info_and_acl_cat_list_the_categories() {
     }
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
-    for category in ["read", "write", "fast", "bloom", "cuckoo", "topk"] {
+    for category in ["read", "write", "fast", "bloom", "cuckoo", "cms", "topk"] {
         let got = listed(&mut con, category);
-        let module_category = matches!(category, "bloom" | "cuckoo" | "topk");
+        let module_category = ["bloom", "cuckoo", "cms", "topk"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,
@@ -388,7 +403,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         };
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
-            (17, 15, 7),
+            (19, 19, 10),
             "{server}: RedisBloom's commands in (@read, @write, @fast)"
         );
     }
