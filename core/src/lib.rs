@@ -12,6 +12,7 @@ pub mod error;
 pub mod fields;
 pub mod hash;
 pub mod memory;
+pub mod tdigest;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

@@ -5,6 +5,7 @@ pub mod bloom;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;
+pub mod tdigest;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.
 #[derive(Debug, Clone)]
