@@ -7,4 +7,5 @@ mod vectors {
     mod cuckoo;
     mod guava;
     mod redisbloom;
+    mod tdigest;
 }

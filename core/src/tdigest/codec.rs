@@ -37,7 +37,16 @@ const EXACT: f64 = 9007199254740992.0;
 /// uncompressed digest is written compressed without being changed.
 pub fn save(digest: &TDigest, out: &mut dyn FieldSink) {
     if let Some(value) = digest.single_value() {
-        write(digest, &[Centroid { mean: value, weight: 1 }], 1, 0, out);
+        write(
+            digest,
+            &[Centroid {
+                mean: value,
+                weight: 1,
+            }],
+            1,
+            0,
+            out,
+        );
     } else if digest.nodes.len() != digest.merged {
         let mut copy = digest.clone();
         let _ = copy.compress();

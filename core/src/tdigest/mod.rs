@@ -294,7 +294,9 @@ impl TDigest {
     pub fn merge_from(&mut self, from: &mut TDigest) -> Result<()> {
         self.compress()?;
         from.compress()?;
-        from.nodes.iter().try_for_each(|n| self.add(n.mean, n.weight))
+        from.nodes
+            .iter()
+            .try_for_each(|n| self.add(n.mean, n.weight))
     }
 
     /// TDIGEST.MIN: NaN when empty.

@@ -118,8 +118,14 @@ mod tests {
                 sort(&mut nodes);
                 quicksort(&mut replica);
                 assert_eq!(
-                    nodes.iter().map(|n| (n.mean.to_bits(), n.weight)).collect::<Vec<_>>(),
-                    replica.iter().map(|n| (n.mean.to_bits(), n.weight)).collect::<Vec<_>>()
+                    nodes
+                        .iter()
+                        .map(|n| (n.mean.to_bits(), n.weight))
+                        .collect::<Vec<_>>(),
+                    replica
+                        .iter()
+                        .map(|n| (n.mean.to_bits(), n.weight))
+                        .collect::<Vec<_>>()
                 );
                 assert!(nodes.windows(2).all(|w| w[0].mean <= w[1].mean));
             }

@@ -122,11 +122,20 @@ fn mutated_values_never_panic() {
     .iter()
     .map(encode_value)
     .collect();
-    let words: Vec<u64> = [0.0f64, 1.0, -1.0, f64::NAN, f64::INFINITY, 1e15, 16.0, f64::MAX]
-        .iter()
-        .map(|v| v.to_bits())
-        .chain([0, 1, 16, 20_000, 1_000_000, u64::MAX])
-        .collect();
+    let words: Vec<u64> = [
+        0.0f64,
+        1.0,
+        -1.0,
+        f64::NAN,
+        f64::INFINITY,
+        1e15,
+        16.0,
+        f64::MAX,
+    ]
+    .iter()
+    .map(|v| v.to_bits())
+    .chain([0, 1, 16, 20_000, 1_000_000, u64::MAX])
+    .collect();
     let mut accepted = 0;
     for i in 0..20_000 {
         let base = &bases[i % bases.len()];
