@@ -24,6 +24,7 @@ pub mod key;
 pub mod register;
 pub mod reply;
 pub mod row;
+pub mod tdigest;
 
 /// One call of a command: the server context, the whole argv (name included, its count
 /// already checked against the row's arity) and the command's row.

@@ -9,10 +9,14 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cf};
+use super::{bf, cf, tdigest};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[&Command]] = &[bf::rows::COMMANDS, cf::rows::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[
+    bf::rows::COMMANDS,
+    cf::rows::COMMANDS,
+    tdigest::rows::COMMANDS,
+];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {
@@ -34,6 +38,15 @@ fn opt_ptr(s: Option<&'static CStr>) -> *const c_char {
 /// The argument array Redis expects, ending with a zeroed entry. Leaked: it is built once at
 /// load time and Redis may keep pointers into it.
 fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
+    // The n-th key argument is described by key spec n (one per key argument).
+    let mut keys_seen = 0;
+    let mut key_spec = |a: &ArgDoc| match a.kind {
+        Kind::Key => {
+            keys_seen += 1;
+            keys_seen - 1
+        }
+        _ => -1,
+    };
     let mut out: Vec<raw::RedisModuleCommandArg> = args
         .iter()
         .map(|a| raw::RedisModuleCommandArg {
@@ -46,7 +59,7 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
                 Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
                 Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
             },
-            key_spec_index: if matches!(a.kind, Kind::Key) { 0 } else { -1 },
+            key_spec_index: key_spec(a),
             token: opt_ptr(a.token),
             summary: ptr::null(),
             since: ptr::null(),
@@ -67,11 +80,29 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
     Box::leak(out.into_boxed_slice()).as_mut_ptr()
 }
 
-/// One key spec: the key is argument 1, alone.
+/// The key specs: the key is argument 1, alone; for [`Access::Merge`] also the source keys,
+/// counted by argument 2, read.
 fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
-    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the second one
+    let count = if matches!(access, Access::Merge) {
+        2
+    } else {
+        1
+    };
+    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the last one
     // terminates the array.
-    let mut specs: Vec<raw::RedisModuleCommandKeySpec> = vec![unsafe { std::mem::zeroed() }; 2];
+    let mut specs: Vec<raw::RedisModuleCommandKeySpec> =
+        vec![unsafe { std::mem::zeroed() }; count + 1];
+    if count == 2 {
+        let sources = &mut specs[1];
+        sources.flags = Access::ReadData.flags();
+        sources.begin_search_type =
+            raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+        sources.bs.index.pos = 2;
+        sources.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
+        sources.fk.keynum.keynumidx = 0;
+        sources.fk.keynum.firstkey = 1;
+        sources.fk.keynum.keystep = 1;
+    }
     let spec = &mut specs[0];
     spec.flags = access.flags();
     spec.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;

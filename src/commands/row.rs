@@ -24,6 +24,9 @@ pub enum Access {
     Insert,
     /// Overwrites data (LOADCHUNK, CF.DEL, CF.COMPACT).
     Update,
+    /// Overwrites the key (argument 1) with data read from the source keys that follow a
+    /// key count (argument 2): TDIGEST.MERGE. Two key specs: the destination, the sources.
+    Merge,
 }
 
 impl Access {
@@ -33,7 +36,9 @@ impl Access {
             Access::Read => raw::REDISMODULE_CMD_KEY_RO,
             Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
             Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
-            Access::Update => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+            Access::Update | Access::Merge => {
+                raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE
+            }
         }) as u64
     }
 }

@@ -17,3 +17,4 @@
 mod bloom;
 mod cuckoo;
 mod server;
+mod tdigest;

@@ -32,7 +32,7 @@ pub struct Centroid {
 }
 
 /// A t-digest.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct TDigest {
     /// A positive integer, kept as the double t-digest-c computes with.
     compression: f64,
@@ -47,6 +47,15 @@ pub struct TDigest {
     merged_weight: i64,
     unmerged_weight: i64,
     total_compressions: i64,
+}
+
+impl Clone for TDigest {
+    /// A copy with the whole node buffer allocated, as the original.
+    fn clone(&self) -> TDigest {
+        let mut nodes = Vec::with_capacity(self.cap);
+        nodes.extend_from_slice(&self.nodes);
+        TDigest { nodes, ..*self }
+    }
 }
 
 /// TDIGEST.INFO's figures, in its order.
@@ -194,6 +203,11 @@ impl TDigest {
             total_compressions: self.total_compressions,
             memory_usage: self.memory_usage(),
         }
+    }
+
+    /// Moves the node buffer where `mover` says (active defragmentation).
+    pub fn relocate(&mut self, mover: &mut dyn crate::memory::relocate::Relocate) {
+        crate::memory::relocate::relocate_vec(&mut self.nodes, mover);
     }
 
     /// TDIGEST.RESET: empty, same compression and capacity.
