@@ -5,3 +5,4 @@ mod hostile_restore;
 mod persistence;
 mod redisbloom_load;
 mod redisbloom_replay;
+mod redisbloom_transfer;

@@ -92,7 +92,11 @@ fn check_key(con: &mut RawConn, name: &str, how: &str) -> usize {
     let got = con.send(&[b"TYPE".as_slice(), key]);
     assert_eq!(got, b"+TDIS-TYPE\r\n", "{name} ({how}): TYPE");
     let got = con.send(&[b"TDIGEST.INFO".as_slice(), key]);
-    assert_eq!(escape(&got), escape(&info_of_dump(name)), "{name} ({how}): INFO");
+    assert_eq!(
+        escape(&got),
+        escape(&info_of_dump(name)),
+        "{name} ({how}): INFO"
+    );
     let queries = final_queries(name);
     for (args, want) in &queries {
         let got = con.send(args);
@@ -170,7 +174,11 @@ fn servers_start_on_redisbloom_rdb_and_aof() {
             }
         }
         let dbsize = con.send(&[b"DBSIZE".as_slice()]);
-        assert_eq!(dbsize, format!(":{loaded}\r\n").into_bytes(), "{source}: keys");
+        assert_eq!(
+            dbsize,
+            format!(":{loaded}\r\n").into_bytes(),
+            "{source}: keys"
+        );
         assert!(loaded >= 10, "{source}: only {loaded} keys");
         server.assert_alive();
     }
