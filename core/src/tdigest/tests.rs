@@ -172,3 +172,9 @@ fn merge_overflow_is_an_error() {
     }
     panic!("weights never overflowed");
 }
+
+#[test]
+fn fuzz_regressions_replay() {
+    let seen = crate::testkit::replay_regressions(&[("tdigest_value", value)]);
+    assert!(seen < 100_000);
+}
