@@ -26,7 +26,7 @@ const fn multiple(name: &'static std::ffi::CStr, kind: Kind) -> ArgDoc {
 const VALUES: ArgDoc = multiple(c"value", Kind::Double);
 
 const MERGE_ARGS: &[ArgDoc] = &[
-    arg(c"destination-key", Kind::Key),
+    KEY,
     arg(c"numkeys", Kind::Integer),
     multiple(c"source-key", Kind::Key),
     option(c"compression", Kind::Integer, c"COMPRESSION"),

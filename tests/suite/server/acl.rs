@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 27] = [
+const TABLE: [Row; 41] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -67,6 +67,20 @@ const TABLE: [Row; 27] = [
     write(&["CF.LOADCHUNK", "c3", "1", "not a header"], false),
     read(&["CF.INFO", "c"], true),
     read(&["CF.DEBUG", "c"], false),
+    write(&["TDIGEST.CREATE", "t2"], true),
+    write(&["TDIGEST.ADD", "t", "1"], false),
+    write(&["TDIGEST.RESET", "t3"], true),
+    write(&["TDIGEST.MERGE", "t4", "1", "t"], false),
+    read(&["TDIGEST.MIN", "t"], true),
+    read(&["TDIGEST.MAX", "t"], true),
+    read(&["TDIGEST.QUANTILE", "t", "0.5"], true),
+    read(&["TDIGEST.CDF", "t", "1"], true),
+    read(&["TDIGEST.RANK", "t", "1"], true),
+    read(&["TDIGEST.REVRANK", "t", "1"], true),
+    read(&["TDIGEST.BYRANK", "t", "1"], true),
+    read(&["TDIGEST.BYREVRANK", "t", "1"], true),
+    read(&["TDIGEST.TRIMMED_MEAN", "t", "0.1", "0.9"], false),
+    read(&["TDIGEST.INFO", "t"], true),
 ];
 
 /// The commands RedisBloom does not have.
@@ -81,6 +95,8 @@ impl Row {
     fn family(&self) -> &'static str {
         if self.call[0].starts_with("BF.") {
             "bloom"
+        } else if self.call[0].starts_with("TDIGEST.") {
+            "tdigest"
         } else {
             "cuckoo"
         }
@@ -138,7 +154,7 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
     }
     Ok(texts(&reply)
         .into_iter()
-        .filter(|c| c.starts_with("bf.") || c.starts_with("cf."))
+        .filter(|c| c.starts_with("bf.") || c.starts_with("cf.") || c.starts_with("tdigest."))
         .collect())
 }
 
@@ -182,7 +198,7 @@ fn every_command_is_granted_by_its_categories() {
     let server = &acls.server;
 
     // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
-    // for its 25 commands: 13 in @read, 12 in @write, 5 in @fast.
+    // for its 39 commands: 23 in @read, 16 in @write, 16 in @fast.
     let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
     let module = texts(&raw(
         &mut admin,
@@ -197,12 +213,13 @@ fn every_command_is_granted_by_its_categories() {
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
-        (13, 12, 5),
+        (23, 16, 16),
         "RedisBloom's (@read, @write, @fast) totals"
     );
 
     expect_ok(&mut admin, &["BF.RESERVE", "b", "0.01", "100"]);
     expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
+    expect_ok(&mut admin, &["TDIGEST.CREATE", "t"]);
 
     let users = [
         user("nowrite", &["+@all", "-@write"], |r| !r.write, true),
@@ -219,6 +236,12 @@ fn every_command_is_granted_by_its_categories() {
             |r| r.family() == "cuckoo",
             false,
         ),
+        user(
+            "tdigest",
+            &["-@all", "+@tdigest"],
+            |r| r.family() == "tdigest",
+            false,
+        ),
         user("fast", &["-@all", "+@fast"], |r| r.fast, true),
         // No command is in @slow (RedisBloom 8 names none; servers add none to a module's).
         user("slow", &["-@all", "+@slow"], |_| false, false),
@@ -229,7 +252,10 @@ fn every_command_is_granted_by_its_categories() {
         let mut setuser = vec!["ACL", "SETUSER", u.name, "on", ">pw", "~*"];
         setuser.extend(u.rules.iter().map(String::as_str));
         let reply = raw(&mut admin, &setuser);
-        let module_rule = u.rules.iter().any(|r| r == "+@bloom" || r == "+@cuckoo");
+        let module_rule = u
+            .rules
+            .iter()
+            .any(|r| r == "+@bloom" || r == "+@cuckoo" || r == "+@tdigest");
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
             let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
@@ -327,7 +353,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo"] {
+    for family in ["bloom", "cuckoo", "tdigest"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -336,9 +362,9 @@ fn command_info_and_acl_cat_list_the_categories() {
     }
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
-    for category in ["read", "write", "fast", "bloom", "cuckoo"] {
+    for category in ["read", "write", "fast", "bloom", "cuckoo", "tdigest"] {
         let got = listed(&mut con, category);
-        let module_category = category == "bloom" || category == "cuckoo";
+        let module_category = ["bloom", "cuckoo", "tdigest"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,
@@ -369,7 +395,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         };
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
-            (13, 12, 5),
+            (23, 16, 16),
             "{server}: RedisBloom's commands in (@read, @write, @fast)"
         );
     }
