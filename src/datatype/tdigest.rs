@@ -43,9 +43,10 @@ impl Family for TDigest {
     fn bytes(&self) -> i64 {
         self.memory_usage()
     }
-    /// One node buffer, allocated whole at creation: the memory never changes.
+    /// The node capacity: the buffer is allocated whole at creation, so the memory changes
+    /// only when TDIGEST.MERGE replaces a digest by one of another compression.
     fn parts(&self) -> usize {
-        1
+        self.cap()
     }
     fn relocate(&mut self, mover: &mut dyn Relocate) {
         TDigest::relocate(self, mover)

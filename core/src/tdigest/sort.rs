@@ -38,12 +38,29 @@ pub fn sort(nodes: &mut [Centroid]) {
 /// t-digest-c's quicksort, with an explicit stack instead of recursion (the two halves are
 /// disjoint, so the order they are sorted in does not change the result; a recursion depth
 /// of the node count would overflow the stack).
+///
+/// Equal means are its slow case: a range of equal means loses one node per partition, each
+/// after a scan of the whole range, so n equal values take n²/2 comparisons (a capacity of
+/// 30,010 at compression 5000: 450 million). Once a scan finds every node of a range equal
+/// to its pivot, the rest of that range is known to be equal too, and each later partition
+/// of it is just its two swaps (the pivot to the end, then to the front): the same order in
+/// linear time.
 pub fn quicksort(nodes: &mut [Centroid]) {
     if nodes.len() < 2 {
         return;
     }
-    let mut stack: Vec<(usize, usize)> = vec![(0, nodes.len() - 1)];
-    while let Some((start, end)) = stack.pop() {
+    // (start, end inclusive, every mean in the range is equal)
+    let mut stack: Vec<(usize, usize, bool)> = vec![(0, nodes.len() - 1, false)];
+    while let Some((mut start, end, equal)) = stack.pop() {
+        if equal {
+            // What the partitions of an all-equal range do, without their scans.
+            while end > start + 1 {
+                nodes.swap((start + end) / 2, end);
+                nodes.swap(start, end);
+                start += 1;
+            }
+            continue; // Two equal nodes stay as they are (`>` is false).
+        }
         if start >= end {
             continue;
         }
@@ -53,29 +70,33 @@ pub fn quicksort(nodes: &mut [Centroid]) {
             }
             continue;
         }
-        let p = partition(nodes, start, end, (start + end) / 2);
+        let (p, all_equal) = partition(nodes, start, end, (start + end) / 2);
         if p > start {
-            stack.push((start, p - 1));
+            stack.push((start, p - 1, false));
         }
-        stack.push((p + 1, end));
+        stack.push((p + 1, end, all_equal));
     }
 }
 
 /// Lomuto partition around the node at `pivot`, moved to `end` first; returns where the
-/// pivot ends up. Only nodes strictly below the pivot's mean move left.
-fn partition(nodes: &mut [Centroid], start: usize, end: usize, pivot: usize) -> usize {
+/// pivot ends up, and whether every other node's mean equals the pivot's. Only nodes
+/// strictly below the pivot's mean move left.
+fn partition(nodes: &mut [Centroid], start: usize, end: usize, pivot: usize) -> (usize, bool) {
     let pivot_mean = nodes[pivot].mean;
     nodes.swap(pivot, end);
     // `next` is one past the last node known to be below the pivot.
     let mut next = start;
+    let mut all_equal = true;
     for j in start..end {
-        if nodes[j].mean < pivot_mean {
+        let m = nodes[j].mean;
+        if m < pivot_mean {
             nodes.swap(next, j);
             next += 1;
         }
+        all_equal &= m == pivot_mean;
     }
     nodes.swap(next, end);
-    next
+    (next, all_equal)
 }
 
 #[cfg(test)]
@@ -130,6 +151,64 @@ mod tests {
                 assert!(nodes.windows(2).all(|w| w[0].mean <= w[1].mean));
             }
         }
+    }
+
+    /// t-digest-c's quicksort as written: recursive, every partition scanned.
+    fn reference(nodes: &mut [Centroid], start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
+        if end - start == 1 {
+            if nodes[start].mean > nodes[end].mean {
+                nodes.swap(start, end);
+            }
+            return;
+        }
+        let pivot_mean = nodes[(start + end) / 2].mean;
+        nodes.swap((start + end) / 2, end);
+        let mut next = start;
+        for j in start..end {
+            if nodes[j].mean < pivot_mean {
+                nodes.swap(next, j);
+                next += 1;
+            }
+        }
+        nodes.swap(next, end);
+        if next > start {
+            reference(nodes, start, next - 1);
+        }
+        reference(nodes, next + 1, end);
+    }
+
+    #[test]
+    fn the_quicksort_gives_the_reference_order() {
+        let mut rng = Rng::new(11);
+        for len in [2usize, 3, 4, 5, 8, 33, 200, 1000] {
+            for distinct in [1u64, 2, 3, 10, 1000] {
+                for _ in 0..10 {
+                    let mut nodes: Vec<Centroid> = (0..len)
+                        .map(|i| c(rng.below(distinct) as f64, i as i64))
+                        .collect();
+                    let mut want = nodes.clone();
+                    reference(&mut want, 0, len - 1);
+                    quicksort(&mut nodes);
+                    assert_eq!(nodes, want, "{len} nodes of {distinct} means");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn equal_means_sort_in_linear_time() {
+        let mut nodes: Vec<Centroid> = (0..1_000_000).map(|i| c(5.0, i)).collect();
+        let t = std::time::Instant::now();
+        quicksort(&mut nodes);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        let mut small: Vec<Centroid> = (0..2000).map(|i| c(5.0, i)).collect();
+        let mut want = small.clone();
+        reference(&mut want, 0, 1999);
+        quicksort(&mut small);
+        assert_eq!(small, want);
     }
 
     #[test]

@@ -13,7 +13,17 @@ fn merge_declares_its_sources() {
     let mut c = s.conn();
     let keys = raw(
         &mut c,
-        &["COMMAND", "GETKEYS", "TDIGEST.MERGE", "d", "2", "s1", "s2", "COMPRESSION", "5"],
+        &[
+            "COMMAND",
+            "GETKEYS",
+            "TDIGEST.MERGE",
+            "d",
+            "2",
+            "s1",
+            "s2",
+            "COMPRESSION",
+            "5",
+        ],
     );
     let names: Vec<String> = match keys {
         Value::Array(items) => items.iter().map(as_text).collect(),
@@ -28,7 +38,16 @@ fn merge_declares_its_sources() {
     // Reads src:*, writes dst:* only.
     expect_ok(
         &mut c,
-        &["ACL", "SETUSER", "merger", "on", ">pw", "+@all", "%R~src:*", "%RW~dst:*"],
+        &[
+            "ACL",
+            "SETUSER",
+            "merger",
+            "on",
+            ">pw",
+            "+@all",
+            "%R~src:*",
+            "%RW~dst:*",
+        ],
     );
     let mut u = s.conn();
     expect_ok(&mut u, &["AUTH", "merger", "pw"]);
