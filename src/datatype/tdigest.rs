@@ -43,10 +43,10 @@ impl Family for TDigest {
     fn bytes(&self) -> i64 {
         self.memory_usage()
     }
-    /// The node capacity: the buffer is allocated whole at creation, so the memory changes
-    /// only when TDIGEST.MERGE replaces a digest by one of another compression.
+    /// One node buffer, allocated whole at creation: the memory never changes (TDIGEST.MERGE
+    /// stores a new value).
     fn parts(&self) -> usize {
-        self.cap()
+        1
     }
     fn relocate(&mut self, mover: &mut dyn Relocate) {
         TDigest::relocate(self, mover)

@@ -177,10 +177,8 @@ pub fn merge(call: &Call) -> Result<Reply> {
         let mut from = key.write::<TDigest>()?.ok_or(Error::TdKeyMissing)?;
         to.merge_from(&mut from)?;
     }
+    // As RedisBloom: a new value (an existing destination is deleted first, its TTL with it).
     let key = open_write(call);
-    match key.write::<TDigest>()? {
-        Some(mut old) => *old = to,
-        None => drop(key.store(to)?),
-    }
+    key.store(to)?;
     done(call)
 }

@@ -97,3 +97,34 @@ fn writes_emit_keyspace_events() {
         ]
     );
 }
+
+/// TDIGEST.MERGE stores a new value at the destination, as RedisBloom's does: an existing
+/// destination's TTL goes with it, and the family's memory counter follows the new size.
+#[test]
+fn merge_replaces_the_destination() {
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(&mut c, &["TDIGEST.CREATE", "src", "COMPRESSION", "10"]);
+    expect_ok(&mut c, &["TDIGEST.ADD", "src", "1", "2", "3"]);
+    expect_ok(&mut c, &["TDIGEST.CREATE", "dst", "COMPRESSION", "500"]);
+    expect_int(&mut c, &["EXPIRE", "dst", "1000"], 1);
+    expect_ok(&mut c, &["TDIGEST.MERGE", "dst", "1", "src", "OVERRIDE"]);
+    expect_int(&mut c, &["TTL", "dst"], -1);
+    let info = raw(&mut c, &["TDIGEST.INFO", "dst"]);
+    let Value::Array(items) = info else {
+        panic!("{info:?}")
+    };
+    assert_eq!(as_int(&items[1]), 10, "the sources' compression");
+    assert_eq!(as_int(&items[13]), 3, "observations");
+    let memory = info_field(&mut c, "bf_tdigest", "bf_tdigest_memory_bytes");
+    assert_eq!(
+        memory,
+        Some((2 * (8 + 16 * 70)).to_string()),
+        "memory of src and dst"
+    );
+    assert_eq!(
+        info_field(&mut c, "bf_tdigest", "bf_tdigest_items"),
+        Some("6".into()),
+        "observations of src and dst"
+    );
+}
