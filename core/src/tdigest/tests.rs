@@ -178,3 +178,22 @@ fn fuzz_regressions_replay() {
     let seen = crate::testkit::replay_regressions(&[("tdigest_value", value)]);
     assert!(seen < 100_000);
 }
+
+#[test]
+fn weights_near_the_limit_end_in_an_overflow_error() {
+    // t-digest-c's total weight is a double: near 2^63 a compression rounds the added
+    // observations away, and values above the huge centroid never merge (q(1 - q) is 0
+    // there), so the buffer fills up and adding fails, as in RedisBloom.
+    let mut d = TDigest::new(10, LIMIT).unwrap();
+    d.add(5.0, i64::MAX - 1023).unwrap();
+    d.compress().unwrap();
+    let mut result = Ok(());
+    for i in 0..10_000 {
+        result = d.add(10.0 + i as f64, 1);
+        if result.is_err() {
+            break;
+        }
+    }
+    assert_eq!(result, Err(Error::TdOverflow));
+    assert!(d.quantile(0.5).is_finite());
+}

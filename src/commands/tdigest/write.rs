@@ -81,7 +81,20 @@ pub fn add(call: &Call) -> Result<Reply> {
             return Err(Error::TdValueNotFinite);
         }
     }
-    d.add_values(values)?;
+    for (done_count, &v) in values.iter().enumerate() {
+        if let Err(e) = d.add(v, 1) {
+            // Weights past 2^63 - 1: the values before stay (as in RedisBloom) and only they
+            // are replicated, so a replica ends in the same state.
+            drop(d);
+            if done_count > 0 {
+                let mut processed: Vec<&[u8]> = vec![call.key().as_slice()];
+                processed.extend(args[..done_count].iter().map(Arg::as_slice));
+                call.ctx.replicate("TDIGEST.ADD", &processed[..]);
+                call.notify();
+            }
+            return Err(e);
+        }
+    }
     drop(d);
     done(call)
 }

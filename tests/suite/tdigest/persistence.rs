@@ -209,3 +209,55 @@ fn replicas_hold_the_same_digests() {
         assert_eq!(state(&mut p, k), state(&mut r, k), "{k} on the replica");
     }
 }
+
+/// An ADD that fails part way (weights near 2^63: t-digest-c's double total rounds additions
+/// away and the node buffer fills) keeps the values before it, as RedisBloom does, and
+/// replicates just those, so the replica ends in the primary's state.
+#[test]
+fn a_partial_add_replicates_what_it_added() {
+    use common::rdb::{Frame, F};
+    let primary = Server::start();
+    let replica = primary.start_replica();
+    let mut p = primary.conn();
+    let mut r = replica.conn();
+    expect_ok(&mut p, &["TDIGEST.CREATE", "frame", "COMPRESSION", "10"]);
+    let frame = Frame::from_dump(&as_bytes(&raw(&mut p, &["DUMP", "frame"])));
+    // One centroid holding 2^63 - 1024 observations (the largest count a double holds).
+    let w = 9223372036854774784.0;
+    let fields = [
+        F::D(10.0),
+        F::D(5.0),
+        F::D(5.0),
+        F::U(70),
+        F::U(1),
+        F::U(0),
+        F::U(1),
+        F::D(w),
+        F::D(0.0),
+        F::D(5.0),
+        F::D(w),
+    ];
+    assert_eq!(
+        common::rdb::restore(&mut p, "big", &frame.payload(&fields)),
+        redis::Value::Okay
+    );
+    // Values above the huge centroid never merge: the buffer fills and adding fails.
+    let values: Vec<String> = (10..2010).map(|i| i.to_string()).collect();
+    let mut args = vec!["TDIGEST.ADD", "big"];
+    args.extend(values.iter().map(String::as_str));
+    let v = raw(&mut p, &args);
+    assert_eq!(
+        err_of(&v).as_deref(),
+        Some("ERR T-Digest: overflow detected")
+    );
+    let info = raw(&mut p, &["TDIGEST.INFO", "big"]);
+    let redis::Value::Array(items) = &info else {
+        panic!("{info:?}")
+    };
+    assert!(
+        as_int(&items[5]) > 60,
+        "merged nodes: the values added before the error"
+    );
+    expect_int(&mut p, &["WAIT", "1", "5000"], 1);
+    assert_eq!(state(&mut p, "big"), state(&mut r, "big"), "the replica");
+}
