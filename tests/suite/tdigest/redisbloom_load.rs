@@ -2,7 +2,8 @@
 //! RESTORE of `NAME.dump.bin`, by a server started on RedisBloom's `all.rdb` and by one
 //! replaying its `all.base.aof`: TYPE, INFO as RedisBloom's RESTORE gives it, every query the
 //! transcript asked of the final digest answered byte for byte (on Redis 7.4.1, the server
-//! of the recording, whose double texts they are), and DUMP giving back RedisBloom's body
+//! of the recording, whose double texts they are), MEMORY USAGE as recorded, and DUMP giving
+//! back RedisBloom's body
 //! (but for one-observation digests, which are saved with their value here).
 
 use rsbloom_test_support as common;
@@ -120,6 +121,17 @@ fn check_key(con: &mut RawConn, name: &str, how: &str) -> usize {
             "{name} ({how}): DUMP"
         );
     }
+    // MEMORY USAGE: RedisBloom's figure for the value (8 + 16 · capacity) and the same
+    // server's overhead for the key, so the recorded number.
+    let info: Value =
+        serde_json::from_str(&files::read(SET, &format!("{name}.info.json"))).expect("json");
+    let usage = info["memory_usage"].as_i64().expect("memory_usage");
+    let got = con.send(&[b"MEMORY".as_slice(), b"USAGE", key]);
+    assert_eq!(
+        escape(&got),
+        format!(":{usage}\\r\\n"),
+        "{name} ({how}): MEMORY USAGE"
+    );
     queries.len()
 }
 
