@@ -3,8 +3,8 @@
 //! replaying its `all.base.aof`: TYPE, INFO as RedisBloom's RESTORE gives it, every query the
 //! transcript asked of the final digest answered byte for byte (on Redis 7.4.1, the server
 //! of the recording, whose double texts they are), MEMORY USAGE as recorded, and DUMP giving
-//! back RedisBloom's body
-//! (but for one-observation digests, which are saved with their value here).
+//! back RedisBloom's body (but for one-observation digests, which are saved with their value
+//! here).
 
 use rsbloom_test_support as common;
 
