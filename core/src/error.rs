@@ -231,9 +231,7 @@ impl fmt::Display for Error {
             Error::CmsInvalidNumkeys => f.write_str("CMS: invalid numkeys"),
             Error::CmsNumkeysNotPositive => f.write_str("CMS: Number of keys must be positive"),
             Error::CmsWrongNumberOfKeys => f.write_str("CMS: wrong number of keys"),
-            Error::CmsWrongNumberOfKeysWeights => {
-                f.write_str("CMS: wrong number of keys/weights")
-            }
+            Error::CmsWrongNumberOfKeysWeights => f.write_str("CMS: wrong number of keys/weights"),
             Error::CmsInvalidWeight => f.write_str("CMS: invalid weight value"),
             Error::CmsDimensionMismatch => f.write_str("CMS: width/depth is not equal"),
             Error::CmsMergeOverflow => f.write_str("CMS: MERGE overflow"),

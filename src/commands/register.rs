@@ -12,11 +12,8 @@ use super::row::{Access, ArgDoc, Command, Kind};
 use super::{bf, cf, cms};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[&Command]] = &[
-    bf::rows::COMMANDS,
-    cf::rows::COMMANDS,
-    cms::rows::COMMANDS,
-];
+pub static FAMILIES: &[&[&Command]] =
+    &[bf::rows::COMMANDS, cf::rows::COMMANDS, cms::rows::COMMANDS];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {

@@ -15,8 +15,11 @@ use crate::info::{self, Counters};
 /// The Redis type of Count-Min Sketches.
 pub struct CmsType;
 
-pub static CMS_TYPE: RedisType =
-    RedisType::new(CmsType::NAME, CmsType::ENCODING_VERSION, methods::<CmsType>());
+pub static CMS_TYPE: RedisType = RedisType::new(
+    CmsType::NAME,
+    CmsType::ENCODING_VERSION,
+    methods::<CmsType>(),
+);
 
 static TYPES: [&RedisType; 1] = [&CMS_TYPE];
 
@@ -71,7 +74,11 @@ impl ValueType for CmsType {
             head.extend_from_slice(&v.to_le_bytes());
         }
         add(&head);
-        let bytes: Vec<u8> = sketch.counters().iter().flat_map(|c| c.to_le_bytes()).collect();
+        let bytes: Vec<u8> = sketch
+            .counters()
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .collect();
         add(&bytes);
     }
 }

@@ -41,7 +41,9 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
     let depth = src.get_u64()?;
     let count = src.get_u64()?;
     if width == 0 || depth == 0 {
-        return Err(bad_data(format!("sketch of width {width} and depth {depth}")));
+        return Err(bad_data(format!(
+            "sketch of width {width} and depth {depth}"
+        )));
     }
     match check_dims(width, depth, limit) {
         Ok(_) => {}

@@ -35,7 +35,11 @@ fn estimates_never_fall_below_true_counts() {
         for _ in 0..rng.below(500) {
             let len = rng.index(6);
             let item = rng.bytes(len);
-            let incr = if big { rng.below(1 << 31) } else { rng.below(50) };
+            let incr = if big {
+                rng.below(1 << 31)
+            } else {
+                rng.below(50)
+            };
             let t = truth.entry(item.clone()).or_default();
             *t += incr;
             match s.incr_by(&item, incr) {
@@ -128,8 +132,7 @@ fn mutated_rdb_values_never_panic() {
         let sketch = random_sketch(&mut Rng::new(rng.next_u64()));
         let input = testkit::mutate(&mut rng, &harness::encode_value(&sketch), how);
         survive(&input, harness::value);
-        accepted +=
-            codec::load(&mut Reader(&input), codec::ENCODING_VERSION, LIMIT).is_ok() as u32;
+        accepted += codec::load(&mut Reader(&input), codec::ENCODING_VERSION, LIMIT).is_ok() as u32;
     }
     // Flipped counter bytes stay valid, so some mutants must be accepted.
     assert!(accepted > 1000, "only {accepted} mutants accepted");

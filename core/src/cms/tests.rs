@@ -47,7 +47,10 @@ fn dimensions_from_probabilities_are_redisbloom_s() {
         assert_eq!(dims_from_prob(e, p), Ok((w, d)), "{e} {p}");
     }
     for bad in [0.0, 1.0, -0.1, 1.5, f64::NAN, f64::INFINITY] {
-        assert_eq!(dims_from_prob(bad, 0.5), Err(Error::CmsInvalidOverestimation));
+        assert_eq!(
+            dims_from_prob(bad, 0.5),
+            Err(Error::CmsInvalidOverestimation)
+        );
         assert_eq!(dims_from_prob(0.5, bad), Err(Error::CmsInvalidProb));
     }
     // Widths past 2^63 and a probability that is 0 in single precision.
@@ -61,7 +64,10 @@ fn dimensions_are_checked_before_allocating() {
     assert_eq!(check_dims(1, 1, NO_LIMIT), Ok(STRUCT_BYTES + 4));
     assert_eq!(check_dims(0, 1, NO_LIMIT), Err(Error::CmsInvalidInit));
     assert_eq!(check_dims(1 << 62, 4, NO_LIMIT), Err(Error::CmsInvalidInit));
-    assert_eq!(check_dims(1 << 62, 1, NO_LIMIT), Err(Error::CmsInsufficientMemory));
+    assert_eq!(
+        check_dims(1 << 62, 1, NO_LIMIT),
+        Err(Error::CmsInsufficientMemory)
+    );
     let needed = memory_for(1 << 31, 4).unwrap();
     assert_eq!(
         check_dims(1 << 31, 4, 512 << 20),
@@ -71,7 +77,10 @@ fn dimensions_are_checked_before_allocating() {
         })
     );
     assert_eq!(check_dims(10, 10, 432), Ok(432));
-    assert!(matches!(check_dims(10, 10, 431), Err(Error::TooLarge { .. })));
+    assert!(matches!(
+        check_dims(10, 10, 431),
+        Err(Error::TooLarge { .. })
+    ));
     assert!(matches!(
         CountMinSketch::new(1 << 40, 1, 512 << 20),
         Err(Error::TooLarge { .. })
@@ -81,7 +90,10 @@ fn dimensions_are_checked_before_allocating() {
 #[test]
 fn counters_saturate_and_the_total_wraps() {
     let mut s = CountMinSketch::new(16, 2, NO_LIMIT).unwrap();
-    assert_eq!(s.incr_by(b"a", u32::MAX as u64 - 1), Ok(u32::MAX as u64 - 1));
+    assert_eq!(
+        s.incr_by(b"a", u32::MAX as u64 - 1),
+        Ok(u32::MAX as u64 - 1)
+    );
     // The exact count 2^32 - 1 is reported as an overflow.
     assert_eq!(s.incr_by(b"a", 1), Err(Error::CmsIncrByOverflow));
     assert_eq!(s.query(b"a"), SATURATED as u64);
@@ -92,7 +104,10 @@ fn counters_saturate_and_the_total_wraps() {
     assert_eq!(t.incr_by(b"b", 1 << 32), Err(Error::CmsIncrByOverflow));
     t.incr_by(b"c", i64::MAX as u64).unwrap_err();
     t.incr_by(b"c", i64::MAX as u64).unwrap_err();
-    assert_eq!(t.count(), 5u64.wrapping_add(1 << 32).wrapping_add(2 * i64::MAX as u64));
+    assert_eq!(
+        t.count(),
+        5u64.wrapping_add(1 << 32).wrapping_add(2 * i64::MAX as u64)
+    );
 }
 
 #[test]
@@ -104,13 +119,15 @@ fn merges_are_weighted_sums_checked_first() {
     b.incr_by(b"y", 1).unwrap();
     let mut d = CountMinSketch::new(8, 3, NO_LIMIT).unwrap();
     d.incr_by(b"old", 100).unwrap();
-    d.merge(&[Source::Other(&a, 2), Source::Other(&b, 3)]).unwrap();
+    d.merge(&[Source::Other(&a, 2), Source::Other(&b, 3)])
+        .unwrap();
     assert_eq!(d.query(b"x"), 21);
     assert_eq!(d.query(b"old"), a.query(b"old") * 2 + b.query(b"old") * 3);
     assert_eq!(d.count(), 2 * 3 + 3 * 6);
     // The destination as a source, read before it is written.
     let before = d.clone();
-    d.merge(&[Source::Destination(2), Source::Other(&a, -1)]).unwrap();
+    d.merge(&[Source::Destination(2), Source::Other(&a, -1)])
+        .unwrap();
     assert_eq!(d.query(b"x"), 39);
     assert_eq!(d.count(), 2 * before.count() - 3);
     // Negative sums and overflows refuse and change nothing.
@@ -133,7 +150,10 @@ fn merges_are_weighted_sums_checked_first() {
     big.incr_by(b"a", i64::MAX as u64).unwrap_err();
     big.incr_by(b"b", 1).unwrap();
     let mut e = CountMinSketch::new(8, 3, NO_LIMIT).unwrap();
-    assert_eq!(e.merge(&[Source::Other(&big, 1)]), Err(Error::CmsMergeOverflow));
+    assert_eq!(
+        e.merge(&[Source::Other(&big, 1)]),
+        Err(Error::CmsMergeOverflow)
+    );
 }
 
 #[test]

@@ -29,8 +29,14 @@ pub fn value(data: &[u8]) {
         &data[..used],
         "accepted value re-encodes differently"
     );
-    assert!(sketch.memory_bytes() <= LIMIT, "accepted sketch over the limit");
-    assert!(sketch.width() >= 1 && sketch.depth() >= 1, "empty dimension");
+    assert!(
+        sketch.memory_bytes() <= LIMIT,
+        "accepted sketch over the limit"
+    );
+    assert!(
+        sketch.width() >= 1 && sketch.depth() >= 1,
+        "empty dimension"
+    );
     for item in [&b""[..], b"a", b"fuzz"] {
         let before = sketch.query(item);
         let after = sketch.incr_by(item, 3);

@@ -144,8 +144,12 @@ impl Replay {
             return Err(Error::CmsKeyExists);
         }
         let (w, d) = if name == "cms.initbydim" {
-            let w = int(&a[2]).filter(|&w| w >= 1).ok_or(Error::CmsInvalidWidth)?;
-            let d = int(&a[3]).filter(|&d| d >= 1).ok_or(Error::CmsInvalidDepth)?;
+            let w = int(&a[2])
+                .filter(|&w| w >= 1)
+                .ok_or(Error::CmsInvalidWidth)?;
+            let d = int(&a[3])
+                .filter(|&d| d >= 1)
+                .ok_or(Error::CmsInvalidDepth)?;
             (w as u64, d as u64)
         } else {
             let e = double(&a[2]).ok_or(Error::CmsInvalidOverestimation)?;
@@ -267,12 +271,7 @@ fn recorded_sessions_replay_on_the_core() {
                 continue;
             };
             let got = render(&reply, proto);
-            assert_eq!(
-                escape(&got),
-                escape(&want),
-                "{config} line {seq}: {}",
-                line
-            );
+            assert_eq!(escape(&got), escape(&want), "{config} line {seq}: {}", line);
             compared += 1;
         }
         // The final sketch against its DUMP.

@@ -38,7 +38,10 @@ pub fn initbyprob(call: &Call) -> Result<Reply> {
     })
 }
 
-fn create(call: &Call, dims: impl Fn(&[crate::commands::argv::Arg]) -> Result<(u64, u64)>) -> Result<Reply> {
+fn create(
+    call: &Call,
+    dims: impl Fn(&[crate::commands::argv::Arg]) -> Result<(u64, u64)>,
+) -> Result<Reply> {
     let key = open_write(call);
     if !key.is_empty() {
         return Err(Error::CmsKeyExists);

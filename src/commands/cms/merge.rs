@@ -106,11 +106,17 @@ pub unsafe fn key_positions(
         if args.len() < 2 {
             return;
         }
-        at(1, raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE);
+        at(
+            1,
+            raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+        );
         let sources = args.get(2).and_then(integer).unwrap_or(0);
         if sources > 0 && (sources as u64) <= (args.len() - 3) as u64 {
             for pos in 3..3 + sources as usize {
-                at(pos, raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS);
+                at(
+                    pos,
+                    raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
+                );
             }
         }
     }));

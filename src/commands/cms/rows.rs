@@ -28,7 +28,11 @@ pub static INITBYDIM: Command = Command {
     complexity: c"O(1)",
     arity: Arity::Exactly(4),
     access: Access::Insert,
-    args: &[KEY, arg(c"width", Kind::Integer), arg(c"depth", Kind::Integer)],
+    args: &[
+        KEY,
+        arg(c"width", Kind::Integer),
+        arg(c"depth", Kind::Integer),
+    ],
     acl: Acl::WriteFast,
     family: &FAMILY,
 };

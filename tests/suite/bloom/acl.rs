@@ -50,7 +50,12 @@ const CF_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
 /// also `movablekeys` (its sources, in a second key spec, checked apart).
 const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
     ("cms.initbydim", 4, &["write", "denyoom"], &["RW", "insert"]),
-    ("cms.initbyprob", 4, &["write", "denyoom"], &["RW", "insert"]),
+    (
+        "cms.initbyprob",
+        4,
+        &["write", "denyoom"],
+        &["RW", "insert"],
+    ),
     ("cms.incrby", -4, &["write", "denyoom"], &["RW", "update"]),
     ("cms.query", -3, &["readonly"], &["RO", "access"]),
     (
@@ -238,8 +243,16 @@ fn command_docs_describe_every_command() {
         let arguments = array(&arguments);
         assert!(!arguments.is_empty(), "{name}: no arguments");
         let first = &arguments[0];
-        let key_name = if name == "cms.merge" { "destination" } else { "key" };
-        assert_eq!(text(&field(first, "name")), key_name, "{name}: first argument");
+        let key_name = if name == "cms.merge" {
+            "destination"
+        } else {
+            "key"
+        };
+        assert_eq!(
+            text(&field(first, "name")),
+            key_name,
+            "{name}: first argument"
+        );
         assert_eq!(
             text(&field(first, "type")),
             "key",

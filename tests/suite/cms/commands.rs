@@ -19,10 +19,22 @@ fn sizes_past_the_limit_are_refused_before_allocating() {
     let mut c = s.conn();
     let limit = 512u64 << 20;
     for (args, needed) in [
-        (&["CMS.INITBYDIM", "k", "1099511627776", "1"][..], 32 + 4 * (1u64 << 40)),
-        (&["CMS.INITBYDIM", "k", "2147483648", "4"], 32 + 16 * (1u64 << 31)),
-        (&["CMS.INITBYPROB", "k", "1e-12", "0.5"], 32 + 4 * 2_000_000_000_000),
-        (&["CMS.INITBYDIM", "k", "134217721", "1"], 32 + 4 * 134_217_721),
+        (
+            &["CMS.INITBYDIM", "k", "1099511627776", "1"][..],
+            32 + 4 * (1u64 << 40),
+        ),
+        (
+            &["CMS.INITBYDIM", "k", "2147483648", "4"],
+            32 + 16 * (1u64 << 31),
+        ),
+        (
+            &["CMS.INITBYPROB", "k", "1e-12", "0.5"],
+            32 + 4 * 2_000_000_000_000,
+        ),
+        (
+            &["CMS.INITBYDIM", "k", "134217721", "1"],
+            32 + 4 * 134_217_721,
+        ),
     ] {
         let v = raw(&mut c, args);
         assert_eq!(expect_too_large(&v, &format!("{args:?}")), (needed, limit));
@@ -39,8 +51,16 @@ fn sizes_past_the_limit_are_refused_before_allocating() {
         &["CMS.INITBYDIM", "k", "4611686018427387904", "1"],
         "CMS: Insufficient memory to create the key",
     );
-    expect_err(&mut c, &["CMS.INITBYPROB", "k", "1e-300", "0.5"], "CMS: invalid init arguments");
-    expect_err(&mut c, &["CMS.INITBYPROB", "k", "0.5", "1e-300"], "CMS: invalid init arguments");
+    expect_err(
+        &mut c,
+        &["CMS.INITBYPROB", "k", "1e-300", "0.5"],
+        "CMS: invalid init arguments",
+    );
+    expect_err(
+        &mut c,
+        &["CMS.INITBYPROB", "k", "0.5", "1e-300"],
+        "CMS: invalid init arguments",
+    );
     // The exact limit is accepted, one byte less is not.
     config_set(&mut c, "bf.max-filter-bytes", "4032");
     expect_ok(&mut c, &["CMS.INITBYDIM", "fits", "100", "10"]);
@@ -53,7 +73,10 @@ fn sizes_past_the_limit_are_refused_before_allocating() {
     let dump = as_bytes(&raw(&mut c, &["DUMP", "big"]));
     config_set(&mut c, "bf.max-filter-bytes", "80000");
     let args: [&[u8]; 4] = [b"RESTORE", b"big2", b"0", &dump];
-    assert_eq!(err_of(&raw(&mut c, &args)).as_deref(), Some("ERR Bad data format"));
+    assert_eq!(
+        err_of(&raw(&mut c, &args)).as_deref(),
+        Some("ERR Bad data format")
+    );
     s.assert_alive();
 }
 
@@ -70,7 +93,10 @@ fn merge_declares_its_sources() {
     };
     let bulk = |k: &str| Value::BulkString(k.as_bytes().to_vec());
     assert_eq!(
-        keys(&mut c, &["CMS.MERGE", "d", "2", "a", "b", "WEIGHTS", "1", "2"]),
+        keys(
+            &mut c,
+            &["CMS.MERGE", "d", "2", "a", "b", "WEIGHTS", "1", "2"]
+        ),
         Value::Array(vec![bulk("d"), bulk("a"), bulk("b")])
     );
     assert_eq!(
@@ -84,7 +110,11 @@ fn merge_declares_its_sources() {
         &["CMS.INITBYDIM", "k", "1", "1"],
         &["CMS.INITBYPROB", "k", "0.1", "0.1"],
     ] {
-        assert_eq!(keys(&mut c, other), Value::Array(vec![bulk("k")]), "{other:?}");
+        assert_eq!(
+            keys(&mut c, other),
+            Value::Array(vec![bulk("k")]),
+            "{other:?}"
+        );
     }
     // The flags of each key.
     let v = raw(
@@ -92,7 +122,10 @@ fn merge_declares_its_sources() {
         &["COMMAND", "GETKEYSANDFLAGS", "CMS.MERGE", "d", "1", "s"],
     );
     let text = format!("{v:?}");
-    assert!(text.contains("RW") && text.contains("RO"), "GETKEYSANDFLAGS: {text}");
+    assert!(
+        text.contains("RW") && text.contains("RO"),
+        "GETKEYSANDFLAGS: {text}"
+    );
 }
 
 /// A user may merge read-only sources into a key it may write, and not the other way round.
@@ -106,7 +139,9 @@ fn key_permissions_cover_merge_sources() {
     raw(&mut admin, &["CMS.INCRBY", "pub:a", "x", "3"]);
     expect_ok(
         &mut admin,
-        &["ACL", "SETUSER", "u", "on", ">pw", "%R~pub:*", "~own:*", "+@all"],
+        &[
+            "ACL", "SETUSER", "u", "on", ">pw", "%R~pub:*", "~own:*", "+@all",
+        ],
     );
     let mut u = s.conn();
     expect_ok(&mut u, &["AUTH", "u", "pw"]);
@@ -114,7 +149,10 @@ fn key_permissions_cover_merge_sources() {
     expect_ints(&mut u, &["CMS.QUERY", "own:d", "x"], &[3]);
     let v = raw(&mut u, &["CMS.MERGE", "pub:a", "1", "own:d"]);
     assert!(err_of(&v).is_some_and(|e| e.starts_with("NOPERM")), "{v:?}");
-    expect_ok(&mut admin, &["ACL", "SETUSER", "v", "on", ">pw", "~own:*", "+@all"]);
+    expect_ok(
+        &mut admin,
+        &["ACL", "SETUSER", "v", "on", ">pw", "~own:*", "+@all"],
+    );
     let mut v_user = s.conn();
     expect_ok(&mut v_user, &["AUTH", "v", "pw"]);
     let v = raw(&mut v_user, &["CMS.MERGE", "own:d", "1", "pub:a"]);
@@ -132,7 +170,10 @@ fn cluster_mode_checks_every_merge_key() {
     while !info_section(&mut c, "cluster").contains("cluster_enabled:1")
         || !as_text(&raw(&mut c, &["CLUSTER", "INFO"])).contains("cluster_state:ok")
     {
-        assert!(std::time::Instant::now() < deadline, "cluster never came up");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "cluster never came up"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     for key in ["{t}d", "{t}a", "x"] {
@@ -140,7 +181,10 @@ fn cluster_mode_checks_every_merge_key() {
     }
     expect_ok(&mut c, &["CMS.MERGE", "{t}d", "1", "{t}a"]);
     let v = raw(&mut c, &["CMS.MERGE", "{t}d", "2", "{t}a", "x"]);
-    assert!(err_of(&v).is_some_and(|e| e.starts_with("CROSSSLOT")), "{v:?}");
+    assert!(
+        err_of(&v).is_some_and(|e| e.starts_with("CROSSSLOT")),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -154,7 +198,10 @@ fn merge_rules() {
     // The destination's own counts go unless it is a source.
     expect_ok(&mut c, &["CMS.MERGE", "d", "1", "a"]);
     expect_ints(&mut c, &["CMS.QUERY", "d", "x", "y"], &[5, 2]);
-    expect_ok(&mut c, &["CMS.MERGE", "d", "2", "d", "a", "WEIGHTS", "3", "-2"]);
+    expect_ok(
+        &mut c,
+        &["CMS.MERGE", "d", "2", "d", "a", "WEIGHTS", "3", "-2"],
+    );
     expect_ints(&mut c, &["CMS.QUERY", "d", "x", "y"], &[5, 2]);
     assert_eq!(info_ints(&mut c, "d"), vec![64, 4, 7]);
     // A negative sum or one past 2^32 - 1 refuses the whole merge.
@@ -170,7 +217,11 @@ fn merge_rules() {
     // `weights` is the keyword in any case; whole words only.
     expect_ok(&mut c, &["CMS.MERGE", "d", "1", "a", "weights", "2"]);
     expect_ints(&mut c, &["CMS.QUERY", "d", "x"], &[10]);
-    expect_err(&mut c, &["CMS.MERGE", "d", "1", "a", "WEIGHT", "2"], "CMS: wrong number of keys");
+    expect_err(
+        &mut c,
+        &["CMS.MERGE", "d", "1", "a", "WEIGHT", "2"],
+        "CMS: wrong number of keys",
+    );
     // Weight 0 empties the destination.
     expect_ok(&mut c, &["CMS.MERGE", "d", "1", "a", "WEIGHTS", "0"]);
     assert_eq!(info_ints(&mut c, "d"), vec![64, 4, 0]);
@@ -192,7 +243,11 @@ fn writes_emit_keyspace_events() {
     expect_ok(&mut c, &["CMS.INITBYDIM", "e", "10", "2"]);
     expect_ok(&mut c, &["CMS.INITBYPROB", "p", "0.1", "0.1"]);
     raw(&mut c, &["CMS.QUERY", "e", "a"]);
-    expect_err(&mut c, &["CMS.INCRBY", "e", "a", "x"], "CMS: Cannot parse number");
+    expect_err(
+        &mut c,
+        &["CMS.INCRBY", "e", "a", "x"],
+        "CMS: Cannot parse number",
+    );
     raw(&mut c, &["CMS.INCRBY", "e", "a", "1"]);
     expect_ok(&mut c, &["CMS.MERGE", "e", "1", "e"]);
     raw(&mut c, &["DEL", "p"]);
@@ -201,10 +256,54 @@ fn writes_emit_keyspace_events() {
         let msg = pubsub.get_message().expect("an event");
         let key: String = msg.get_channel().expect("channel");
         let event: String = msg.get_payload().expect("payload");
-        events.push(format!("{}:{event}", key.trim_start_matches("__keyspace@0__:")));
+        events.push(format!(
+            "{}:{event}",
+            key.trim_start_matches("__keyspace@0__:")
+        ));
     }
     assert_eq!(
         events,
-        ["e:cms.initbydim", "p:cms.initbyprob", "e:cms.incrby", "e:cms.merge", "p:del"]
+        [
+            "e:cms.initbydim",
+            "p:cms.initbyprob",
+            "e:cms.incrby",
+            "e:cms.merge",
+            "p:del"
+        ]
     );
+}
+
+/// `INFO bf_cms` follows the sketches: keys, their memory (as MEMORY USAGE counts it) and the
+/// sum of their totals, through creation, increments, merges, copies, loads and deletion.
+#[test]
+fn info_counts_sketches() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let figures = |c: &mut Connection| -> Vec<i64> {
+        ["keys", "memory_bytes", "items"]
+            .iter()
+            .map(|f| {
+                info_field(c, "bf_cms", &format!("bf_cms_{f}"))
+                    .unwrap_or_else(|| panic!("no bf_cms_{f}"))
+                    .parse()
+                    .expect("number")
+            })
+            .collect()
+    };
+    assert_eq!(figures(&mut c), vec![0, 0, 0]);
+    expect_ok(&mut c, &["CMS.INITBYDIM", "a", "100", "5"]);
+    expect_ok(&mut c, &["CMS.INITBYPROB", "b", "0.02", "0.03125"]);
+    raw(&mut c, &["CMS.INCRBY", "a", "x", "5", "y", "7"]);
+    let one = 32 + 4 * 500;
+    assert_eq!(figures(&mut c), vec![2, 2 * one, 12]);
+    expect_ok(
+        &mut c,
+        &["CMS.MERGE", "b", "2", "a", "a", "WEIGHTS", "2", "1"],
+    );
+    assert_eq!(figures(&mut c), vec![2, 2 * one, 12 + 36]);
+    expect_int(&mut c, &["COPY", "a", "c"], 1);
+    expect_ok(&mut c, &["DEBUG", "RELOAD"]);
+    assert_eq!(figures(&mut c), vec![3, 3 * one, 12 + 36 + 12]);
+    expect_int(&mut c, &["DEL", "a", "b", "c"], 3);
+    assert_eq!(figures(&mut c), vec![0, 0, 0]);
 }

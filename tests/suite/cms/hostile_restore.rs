@@ -50,19 +50,46 @@ fn crafted_values_that_crash_redisbloom_are_refused() {
     let frame = frame(&mut con);
     let counters = |n: usize| F::S(vec![0u8; n]);
     let cases: Vec<(&str, Vec<F>)> = vec![
-        ("width 2^62", vec![F::U(1 << 62), F::U(1), F::U(0), counters(4)]),
-        ("depth 2^62", vec![F::U(1), F::U(1 << 62), F::U(0), counters(4)]),
-        ("both 2^62", vec![F::U(1 << 62), F::U(1 << 62), F::U(0), counters(4)]),
-        ("width 2^64-1", vec![F::U(u64::MAX), F::U(2), F::U(0), counters(8)]),
+        (
+            "width 2^62",
+            vec![F::U(1 << 62), F::U(1), F::U(0), counters(4)],
+        ),
+        (
+            "depth 2^62",
+            vec![F::U(1), F::U(1 << 62), F::U(0), counters(4)],
+        ),
+        (
+            "both 2^62",
+            vec![F::U(1 << 62), F::U(1 << 62), F::U(0), counters(4)],
+        ),
+        (
+            "width 2^64-1",
+            vec![F::U(u64::MAX), F::U(2), F::U(0), counters(8)],
+        ),
         ("width 0", vec![F::U(0), F::U(4), F::U(0), counters(0)]),
         ("depth 0", vec![F::U(4), F::U(0), F::U(0), counters(0)]),
         ("no counters", vec![F::U(10), F::U(2), F::U(0), counters(0)]),
-        ("short counters", vec![F::U(10), F::U(2), F::U(0), counters(79)]),
-        ("long counters", vec![F::U(10), F::U(2), F::U(0), counters(81)]),
-        ("over the limit", vec![F::U(1 << 30), F::U(4), F::U(0), counters(4)]),
+        (
+            "short counters",
+            vec![F::U(10), F::U(2), F::U(0), counters(79)],
+        ),
+        (
+            "long counters",
+            vec![F::U(10), F::U(2), F::U(0), counters(81)],
+        ),
+        (
+            "over the limit",
+            vec![F::U(1 << 30), F::U(4), F::U(0), counters(4)],
+        ),
         ("counters missing", vec![F::U(10), F::U(2), F::U(0)]),
-        ("a double for the width", vec![F::D(10.0), F::U(2), F::U(0), counters(80)]),
-        ("extra field", vec![F::U(1), F::U(1), F::U(0), counters(4), F::U(1)]),
+        (
+            "a double for the width",
+            vec![F::D(10.0), F::U(2), F::U(0), counters(80)],
+        ),
+        (
+            "extra field",
+            vec![F::U(1), F::U(1), F::U(0), counters(4), F::U(1)],
+        ),
     ];
     for (what, fields) in &cases {
         expect_restore_refused(&mut con, "hostile", &frame.payload(fields), what);
@@ -74,7 +101,12 @@ fn crafted_values_that_crash_redisbloom_are_refused() {
         .payload(&[F::U(1), F::U(1), F::U(0), counters(4)]);
     expect_restore_refused(&mut con, "hostile", &v1, "encoding version 1");
     // The right value still loads.
-    let good = frame.payload(&[F::U(2), F::U(1), F::U(7), F::S(vec![3, 0, 0, 0, 4, 0, 0, 0])]);
+    let good = frame.payload(&[
+        F::U(2),
+        F::U(1),
+        F::U(7),
+        F::S(vec![3, 0, 0, 0, 4, 0, 0, 0]),
+    ]);
     assert_eq!(restore(&mut con, "good", &good), Value::Okay);
     assert_eq!(super::info_ints(&mut con, "good"), vec![2, 1, 7]);
     let answer = as_ints(&raw(&mut con, &["CMS.QUERY", "good", "x"]))[0];
@@ -117,6 +149,9 @@ fn truncated_and_mutated_payloads_never_crash() {
     server.assert_alive();
     guard.check_deep(&mut con, "mutations");
     println!("{tried} hostile payloads: {loaded} loaded and answered, {refused} refused");
-    assert!(loaded > 50 && refused > 50, "{loaded} loaded, {refused} refused");
+    assert!(
+        loaded > 50 && refused > 50,
+        "{loaded} loaded, {refused} refused"
+    );
     let _ = CONFIGS;
 }

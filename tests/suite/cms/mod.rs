@@ -11,8 +11,8 @@ mod replication;
 use rsbloom_test_support as common;
 
 use common::files::{self, unescape};
-use common::rdb::Cursor;
 use common::raw_resp::RawConn;
+use common::rdb::Cursor;
 use rsbloom_core::cms::codec;
 use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::fields::{FieldSink, Reader, Writer};
@@ -61,7 +61,13 @@ fn session_items(name: &str) -> Vec<Vec<u8>> {
 
 /// CMS.QUERY of `items` on `key`, in rounds of 500, against what `sketch` answers; returns
 /// how many were asked.
-fn check_queries(con: &mut RawConn, key: &[u8], items: &[Vec<u8>], sketch: &CountMinSketch, how: &str) -> usize {
+fn check_queries(
+    con: &mut RawConn,
+    key: &[u8],
+    items: &[Vec<u8>],
+    sketch: &CountMinSketch,
+    how: &str,
+) -> usize {
     for part in items.chunks(500) {
         let mut args = vec![b"CMS.QUERY".to_vec(), key.to_vec()];
         args.extend(part.iter().cloned());

@@ -32,11 +32,30 @@ fn build(c: &mut Connection) {
             raw(c, &args);
         }
     }
-    raw(c, &["CMS.INCRBY", "sat", "a", "4294967295", "b", "9223372036854775807"]);
+    raw(
+        c,
+        &[
+            "CMS.INCRBY",
+            "sat",
+            "a",
+            "4294967295",
+            "b",
+            "9223372036854775807",
+        ],
+    );
     raw(c, &["CMS.INCRBY", "sat", "c", "9223372036854775807"]);
     let v = raw(
         c,
-        &["CMS.MERGE", "merged", "2", "dim", "merged", "WEIGHTS", "3", "1"],
+        &[
+            "CMS.MERGE",
+            "merged",
+            "2",
+            "dim",
+            "merged",
+            "WEIGHTS",
+            "3",
+            "1",
+        ],
     );
     assert_eq!(v, redis::Value::Okay, "MERGE answered {v:?}");
     let binary: [&[u8]; 4] = [b"", b"\x00\x01", b"\xff\xfe\r\n", b"a b\tc"];
@@ -50,7 +69,12 @@ fn queries() -> Vec<Vec<u8>> {
     let mut q = gen_items("dim:", 0..3000);
     q.extend(gen_items("prob:", 0..500));
     q.extend(gen_items("never:", 0..200));
-    q.extend([b"".to_vec(), b"\x00\x01".to_vec(), b"a".to_vec(), b"c".to_vec()]);
+    q.extend([
+        b"".to_vec(),
+        b"\x00\x01".to_vec(),
+        b"a".to_vec(),
+        b"c".to_vec(),
+    ]);
     q
 }
 
@@ -130,14 +154,20 @@ fn aof_rewrite_and_replay() {
                 assert_eq!(restores.len(), 1, "{key}: RESTOREs in the AOF");
                 assert_eq!(restores[0][2], b"0", "{key}: RESTORE ttl");
                 let dump = as_bytes(&raw(&mut c, &["DUMP", key]));
-                assert_eq!(restores[0][3], dump, "{key}: the RESTORE payload is its DUMP");
+                assert_eq!(
+                    restores[0][3], dump,
+                    "{key}: the RESTORE payload is its DUMP"
+                );
             }
         }
         // Logged after the rewrite: a creation by probabilities, increments, a merge.
         expect_ok(&mut c, &["CMS.INITBYPROB", "late", "0.01", "0.125"]);
         raw(&mut c, &["CMS.INCRBY", "late", "x", "5", "y", "6"]);
         raw(&mut c, &["CMS.INCRBY", "dim", "dim:1", "100"]);
-        expect_ok(&mut c, &["CMS.MERGE", "empty", "1", "empty", "WEIGHTS", "2"]);
+        expect_ok(
+            &mut c,
+            &["CMS.MERGE", "empty", "1", "empty", "WEIGHTS", "2"],
+        );
         expect_int(&mut c, &["DEL", "late"], 1);
         expect_ok(&mut c, &["CMS.INITBYPROB", "late", "0.01", "0.125"]);
         raw(&mut c, &["CMS.INCRBY", "late", "x", "5"]);
@@ -154,7 +184,15 @@ fn aof_rewrite_and_replay() {
             .collect();
         assert_eq!(creations.len(), 2, "creations in the AOF");
         for a in creations {
-            assert_eq!(a[..], [b"CMS.INITBYDIM".to_vec(), b"late".to_vec(), b"200".to_vec(), b"3".to_vec()]);
+            assert_eq!(
+                a[..],
+                [
+                    b"CMS.INITBYDIM".to_vec(),
+                    b"late".to_vec(),
+                    b"200".to_vec(),
+                    b"3".to_vec()
+                ]
+            );
         }
         let mut snap = snapshot(&mut c);
         let late = (
@@ -175,7 +213,11 @@ fn aof_rewrite_and_replay() {
             "late after the AOF replay (preamble {preamble})"
         );
         expect_int(&mut c, &["DEL", "late"], 1);
-        verify(&mut c, &snap, &format!("the AOF replay (preamble {preamble})"));
+        verify(
+            &mut c,
+            &snap,
+            &format!("the AOF replay (preamble {preamble})"),
+        );
     }
 }
 
@@ -218,6 +260,10 @@ fn memory_usage_counts_the_counters() {
     expect_int(&mut c, &["DEL", "m"], 1);
     expect_ok(&mut c, &["CMS.INITBYDIM", "m", "1000", "10"]);
     let large = memory_usage(&mut c, "m");
-    assert_eq!(large - small, 5000 * 4, "MEMORY USAGE of 5000 more counters");
+    assert_eq!(
+        large - small,
+        5000 * 4,
+        "MEMORY USAGE of 5000 more counters"
+    );
     assert!(small >= 32 + 5000 * 4, "MEMORY USAGE {small}");
 }

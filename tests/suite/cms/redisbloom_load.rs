@@ -34,7 +34,11 @@ fn check_key(server: &Server, name: &str, how: &str) -> usize {
     for (conn, field) in [(&mut con, "info_resp2"), (&mut con3, "info_resp3")] {
         let got = conn.send(&[b"CMS.INFO".as_slice(), key]);
         let want = unescape(info[field].as_str().expect(field));
-        assert_eq!(escape(&got), escape(&want), "{name} ({how}): CMS.INFO {field}");
+        assert_eq!(
+            escape(&got),
+            escape(&want),
+            "{name} ({how}): CMS.INFO {field}"
+        );
     }
     let dump = recorded_dump(name);
     let got = con.send(&[b"DUMP".as_slice(), key]);
@@ -52,7 +56,11 @@ fn check_key(server: &Server, name: &str, how: &str) -> usize {
     let usage = common::client::memory_usage(&mut rc, name);
     let share = usage - common::redisbloom::key_overhead(&mut rc, name);
     let (w, d) = (sketch.width() as i64, sketch.depth() as i64);
-    assert_eq!(share, module_share(w, d), "{name} ({how}): MEMORY USAGE share");
+    assert_eq!(
+        share,
+        module_share(w, d),
+        "{name} ({how}): MEMORY USAGE share"
+    );
     queries
 }
 
@@ -73,7 +81,9 @@ fn restore_gives_redisbloom_sketches() {
         assert_eq!(got, b"+OK\r\n", "{name}: RESTORE answered {}", escape(&got));
         let queries = check_key(&server, name, "RESTORE");
         assert_eq!(con.send(&[b"DEL".as_slice(), key]), b":1\r\n");
-        report.push(format!("{name:10} {queries} queries, INFO, DUMP, MEMORY USAGE equal"));
+        report.push(format!(
+            "{name:10} {queries} queries, INFO, DUMP, MEMORY USAGE equal"
+        ));
     }
     server.assert_alive();
     println!("{}", report.join("\n"));
@@ -161,14 +171,20 @@ fn redisbloom_loads_rsbloom_dumps_and_rdb() {
     let mut theirs = RawConn::connect(redisbloom.port);
     for (name, dump) in CONFIGS.iter().zip(&dumps) {
         let got = theirs.send(&[b"RESTORE".as_slice(), name.as_bytes(), b"0", dump]);
-        assert_eq!(got, b"+OK\r\n", "{name}: RedisBloom's RESTORE answered {}", escape(&got));
+        assert_eq!(
+            got,
+            b"+OK\r\n",
+            "{name}: RedisBloom's RESTORE answered {}",
+            escape(&got)
+        );
     }
     compare(&mut theirs, "RESTORE into RedisBloom");
     redisbloom.assert_alive();
 
-    let mut from_rdb = Server::start_prepared(ServerOpts::default().on(&redis74).redisbloom(), |dir| {
-        std::fs::write(dir.join("dump.rdb"), &rdb).expect("dump.rdb");
-    });
+    let mut from_rdb =
+        Server::start_prepared(ServerOpts::default().on(&redis74).redisbloom(), |dir| {
+            std::fs::write(dir.join("dump.rdb"), &rdb).expect("dump.rdb");
+        });
     let mut theirs = RawConn::connect(from_rdb.port);
     assert_eq!(
         theirs.send(&[b"DBSIZE".as_slice()]),

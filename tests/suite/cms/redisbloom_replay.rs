@@ -48,7 +48,10 @@ fn replay_all(opts: impl Fn() -> ServerOpts, suffix: &str) {
         let mut server = Server::start_with(opts());
         let (differ, count) = replay(&server, &format!("{name}.{suffix}"));
         server.assert_alive();
-        report.push(format!("{name:10} {count:5} commands, {} mismatches", differ.len()));
+        report.push(format!(
+            "{name:10} {count:5} commands, {} mismatches",
+            differ.len()
+        ));
         failures.extend(differ);
     }
     println!("{}", report.join("\n"));

@@ -24,7 +24,10 @@ fn writes_are_replicated() {
     let mut p = primary.conn();
     // Before the replica: reaches it by the full sync.
     expect_ok(&mut p, &["CMS.INITBYDIM", "before", "100", "3"]);
-    raw(&mut p, &["CMS.INCRBY", "before", "a", "10", "b", "4294967295"]);
+    raw(
+        &mut p,
+        &["CMS.INCRBY", "before", "a", "10", "b", "4294967295"],
+    );
     let replica = primary.start_replica();
     let mut r = replica.conn();
     same(&mut p, &mut r, "before");
@@ -40,8 +43,14 @@ fn writes_are_replicated() {
         }
         raw(&mut p, &args);
     }
-    raw(&mut p, &["CMS.INCRBY", "dim", "x", "9223372036854775807", "y", "0"]);
-    expect_ok(&mut p, &["CMS.MERGE", "dim", "2", "prob", "dim", "WEIGHTS", "2", "0"]);
+    raw(
+        &mut p,
+        &["CMS.INCRBY", "dim", "x", "9223372036854775807", "y", "0"],
+    );
+    expect_ok(
+        &mut p,
+        &["CMS.MERGE", "dim", "2", "prob", "dim", "WEIGHTS", "2", "0"],
+    );
     expect_ok(&mut p, &["CMS.MERGE", "prob", "1", "prob", "WEIGHTS", "3"]);
     // Refused writes change nothing anywhere.
     let v = raw(&mut p, &["CMS.MERGE", "prob", "1", "prob", "WEIGHTS", "-1"]);
