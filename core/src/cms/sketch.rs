@@ -132,8 +132,14 @@ impl CountMinSketch {
     /// The counter of `item` in row `row`.
     #[inline]
     fn cell(&self, item: &[u8], row: u64) -> usize {
-        let hash = murmur2(item, row as u32) as u64;
-        (hash % self.width + row * self.width) as usize
+        let hash = murmur2(item, row as u32);
+        // The same remainder as RedisBloom's 64-bit one, by a 32-bit division where the
+        // width allows (every width under the default limit).
+        let column = match u32::try_from(self.width) {
+            Ok(width) => (hash % width) as u64,
+            Err(_) => hash as u64 % self.width,
+        };
+        (column + row * self.width) as usize
     }
 
     /// Adds `value` to `item`'s counter in every row and to the total; returns the item's
