@@ -185,6 +185,15 @@ fn cluster_mode_checks_every_merge_key() {
         err_of(&v).is_some_and(|e| e.starts_with("CROSSSLOT")),
         "{v:?}"
     );
+    // Counts the keys API cannot use leave the destination alone as the key; the command
+    // then answers its own error.
+    for (numkeys, error) in [
+        ("x", "CMS: invalid numkeys"),
+        ("-1", "CMS: Number of keys must be positive"),
+        ("5", "CMS: wrong number of keys"),
+    ] {
+        expect_err(&mut c, &["CMS.MERGE", "{t}d", numkeys, "{t}a", "x"], error);
+    }
 }
 
 #[test]
