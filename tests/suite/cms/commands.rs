@@ -61,6 +61,23 @@ fn sizes_past_the_limit_are_refused_before_allocating() {
         &["CMS.INITBYPROB", "k", "0.5", "1e-300"],
         "CMS: invalid init arguments",
     );
+    // Measured on RedisBloom 8.2.3.
+    for (args, error) in [
+        (
+            ["CMS.INITBYDIM", "k", "4611686018427387903", "1"],
+            "CMS: Insufficient memory to create the key",
+        ),
+        (
+            ["CMS.INITBYPROB", "k", "0.5", "0.9999999999"],
+            "CMS: invalid init arguments",
+        ),
+        (
+            ["CMS.INITBYPROB", "k", "1e-19", "0.5"],
+            "CMS: invalid init arguments",
+        ),
+    ] {
+        expect_err(&mut c, &args, error);
+    }
     // The exact limit is accepted, one byte less is not.
     config_set(&mut c, "bf.max-filter-bytes", "4032");
     expect_ok(&mut c, &["CMS.INITBYDIM", "fits", "100", "10"]);
