@@ -24,7 +24,9 @@
 #   fuzz-diff     STEPS (default 200000) random commands to RedisBloom 2.8.2 and rsbloom on Redis
 #                 7.4.1, SEED (default 1); DIFF_RB_SERVER=/path/redis-server and
 #                 DIFF_RB_MODULE=/path/redisbloom.so compare with another build (rsbloom then runs
-#                 on that server too). Exits 1 on divergences docs/differences.txt does not list
+#                 on that server too). FAMILIES=sketches sends the CMS, Top-K and t-digest
+#                 commands instead of the filters'. Exits 1 on divergences docs/differences.txt
+#                 does not list
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
@@ -112,10 +114,11 @@ fuzz:
 # RedisBloom's crashes, on stdout and in target/fuzz-diff/report.txt.
 STEPS ?= 200000
 SEED  ?= 1
+FAMILIES ?= filters
 fuzz-diff: deps
 	$(CARGO) build --release
 	$(CARGO) build --release -p rsbloom-test-support --bin fuzz_diff
-	DIFF_STEPS=$(STEPS) DIFF_SEED=$(SEED) target/release/fuzz_diff
+	DIFF_STEPS=$(STEPS) DIFF_SEED=$(SEED) DIFF_FAMILIES=$(FAMILIES) target/release/fuzz_diff
 
 # bindgen (inside the redis-module crate) needs libclang and its headers.
 deps-build:
@@ -132,6 +135,7 @@ deps-server:
 deps-servers: deps-server
 	@python3 -m pip --version >/dev/null 2>&1 || { $(APT) update -qq && $(APT) install -y -qq python3-pip; }
 	@tools/servers.sh >/dev/null
+	@tools/redis-py.sh
 
 clean:
 	$(CARGO) clean
