@@ -24,11 +24,13 @@
 #   fuzz-diff     STEPS (default 200000) random commands to RedisBloom 2.8.2 and rsbloom on Redis
 #                 7.4.1, SEED (default 1); DIFF_RB_SERVER=/path/redis-server and
 #                 DIFF_RB_MODULE=/path/redisbloom.so compare with another build (rsbloom then runs
-#                 on that server too). Exits 1 on divergences docs/differences.txt does not list
+#                 on that server too). FAMILIES=sketches sends the CMS, Top-K and t-digest
+#                 commands instead of the filters'. Exits 1 on divergences docs/differences.txt
+#                 does not list
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_loadchunk_session tdigest_value
+FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_loadchunk_session cms_value topk_value tdigest_value
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
@@ -64,7 +66,7 @@ test: deps
 # Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_
+PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_ cms::redisbloom_load::servers_start_on_redisbloom_rdb_and_aof cms::redisbloom_load::redisbloom_loads_rsbloom_dumps_and_rdb cms::redisbloom_replay::every_reply_matches_redisbloom_2_8_on_redis_7_4
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets
@@ -112,10 +114,11 @@ fuzz:
 # RedisBloom's crashes, on stdout and in target/fuzz-diff/report.txt.
 STEPS ?= 200000
 SEED  ?= 1
+FAMILIES ?= filters
 fuzz-diff: deps
 	$(CARGO) build --release
 	$(CARGO) build --release -p rsbloom-test-support --bin fuzz_diff
-	DIFF_STEPS=$(STEPS) DIFF_SEED=$(SEED) target/release/fuzz_diff
+	DIFF_STEPS=$(STEPS) DIFF_SEED=$(SEED) DIFF_FAMILIES=$(FAMILIES) target/release/fuzz_diff
 
 # bindgen (inside the redis-module crate) needs libclang and its headers.
 deps-build:
@@ -132,6 +135,7 @@ deps-server:
 deps-servers: deps-server
 	@python3 -m pip --version >/dev/null 2>&1 || { $(APT) update -qq && $(APT) install -y -qq python3-pip; }
 	@tools/servers.sh >/dev/null
+	@tools/redis-py.sh
 
 clean:
 	$(CARGO) clean

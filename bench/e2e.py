@@ -13,6 +13,8 @@ Then rsbloom beside RedisBloom 2.8.2: two servers of the same binary (Redis 7.4.
 redis-stack, target/servers/redis-7.4.env, installed by `make deps-servers`), one with each
 module, take the same Bloom and cuckoo commands on 10,000,000-item filters in interleaved
 rounds (each configuration on one server, then on the other, the first alternating by round).
+The same rounds measure the sketches (CMS.INCRBY / CMS.QUERY of 1 and 100 items, TOPK.ADD of 1
+and 100, TDIGEST.ADD of 100 values, TDIGEST.QUANTILE).
 Each figure is also given as a ratio to GETBIT measured on the same server in the same round,
 and rsbloom / RedisBloom as the median of the per-round ratios. Writes
 bench/results/e2e-redisbloom.csv.
@@ -382,6 +384,14 @@ def compare_configs(quick):
         ("CF.INSERT", 1, ["CF.INSERT", "cf", "ITEMS"] + many, BATCH, 5_000, WIDE),
         ("CF.COUNT", 32, ["CF.COUNT", "cf", rand], 1, 200_000, KNOWN),
         ("CF.DEL", 32, ["CF.DEL", "cf", rand], 1, 200_000, KNOWN),
+        ("CMS.INCRBY", 32, ["CMS.INCRBY", "cms", rand, "1"], 1, 200_000, WIDE),
+        ("CMS.INCRBY", 1, ["CMS.INCRBY", "cms"] + [rand, "1"] * BATCH, BATCH, 10_000, WIDE),
+        ("CMS.QUERY", 32, ["CMS.QUERY", "cms", rand], 1, 200_000, WIDE),
+        ("CMS.QUERY", 1, ["CMS.QUERY", "cms"] + many, BATCH, 10_000, WIDE),
+        ("TOPK.ADD", 32, ["TOPK.ADD", "topk", rand], 1, 200_000, KNOWN),
+        ("TOPK.ADD", 1, ["TOPK.ADD", "topk"] + many, BATCH, 10_000, KNOWN),
+        ("TDIGEST.ADD", 1, ["TDIGEST.ADD", "td"] + many, BATCH, 10_000, WIDE),
+        ("TDIGEST.QUANTILE", 32, ["TDIGEST.QUANTILE", "td", "0.5", "0.99"], 1, 200_000, WIDE),
         ("GETBIT", 32, ["GETBIT", "bits", "12345"], 1, 400_000, WIDE),
     ]
     return [(c, p, argv, n, max(1000, int(r * scale)), k) for c, p, argv, n, r, k in out]
@@ -424,10 +434,17 @@ def cuckoo_chunks(server):
 
 def fresh_filters(server, cf_chunks):
     """New 10M filters of both kinds on `server`: a Bloom filter with random items, and the
-    cuckoo filter of `cf_chunks`. Made again every round, so every round starts from the same
-    states on both modules."""
+    cuckoo filter of `cf_chunks`; and the sketches: a Count-Min Sketch of 0.1 % error at 99 %
+    (2000 x 7 counters), a Top-50 of 2000 x 7 buckets, a t-digest of compression 100 holding
+    100,000 random values. Made again every round, so every round starts from the same states
+    on both modules."""
     c = server.client
-    c.call("DEL", "bf", "cf")
+    c.call("DEL", "bf", "cf", "cms", "topk", "td")
+    c.call("CMS.INITBYPROB", "cms", "0.001", "0.01")
+    c.call("TOPK.RESERVE", "topk", "50", "2000", "7", "0.925")
+    c.call("TDIGEST.CREATE", "td", "COMPRESSION", "100")
+    benchmark(server, "TDIGEST.ADD", ["TDIGEST.ADD", "td"] + ["__rand_int__"] * PREFILL_ITEMS, 4,
+              100, clients=4, keyspace=WIDE)
     c.call("BF.RESERVE", "bf", "0.01", str(CAPACITY))
     benchmark(server, "BF.MADD", ["BF.MADD", "bf"] + ["__rand_int__"] * PREFILL_ITEMS, 4,
               BF_PREFILL_CALLS, clients=4, keyspace=WIDE)

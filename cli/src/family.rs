@@ -1,4 +1,6 @@
-//! The two filter families a transfer can carry. They share the SCANDUMP / LOADCHUNK protocol
+//! The families a transfer can carry. The sketches (Count-Min Sketch, Top-K, t-digest) travel
+//! whole as one DUMP payload (see `payload`). The two filter families share the SCANDUMP /
+//! LOADCHUNK protocol
 //! (header at iterator 1, each chunk's iterator = the previous one + its length) but not the
 //! commands, the header or one corner: a cuckoo filter that counts no items answers
 //! `CF.SCANDUMP key 0` with `(0, nil)` at once (RedisBloom's rule), so its header is rebuilt
@@ -14,6 +16,12 @@ use crate::fail::{fail, Fail, Result};
 pub enum Family {
     Bloom,
     Cuckoo,
+    /// Count-Min Sketch (`CMSk-TYPE`).
+    Cms,
+    /// Top-K (`TopK-TYPE`).
+    TopK,
+    /// t-digest (`TDIS-TYPE`).
+    TDigest,
 }
 
 impl Family {
@@ -22,19 +30,31 @@ impl Family {
         match type_name {
             t if t == native::TYPE_NAME || t == mbbloom::TYPE_NAME => Ok(Family::Bloom),
             t if t == rdb::TYPE_NAME => Ok(Family::Cuckoo),
+            "CMSk-TYPE" => Ok(Family::Cms),
+            "TopK-TYPE" => Ok(Family::TopK),
+            "TDIS-TYPE" => Ok(Family::TDigest),
             "none" => fail(format!("key '{key}' does not exist")),
             other => fail(format!(
-                "key '{key}' holds a {other}, not a Bloom or cuckoo filter"
+                "key '{key}' holds a {other}, not a Bloom or cuckoo filter or a sketch"
             )),
         }
     }
 
-    /// The command prefix: `BF` or `CF`.
+    /// The command prefix: `BF`, `CF`, `CMS`, `TOPK` or `TDIGEST`.
     pub fn prefix(self) -> &'static str {
         match self {
             Family::Bloom => "BF",
             Family::Cuckoo => "CF",
+            Family::Cms => "CMS",
+            Family::TopK => "TOPK",
+            Family::TDigest => "TDIGEST",
         }
+    }
+
+    /// Whether the family travels whole, as one DUMP payload (the sketches have no SCANDUMP);
+    /// the filters go chunk by chunk.
+    pub fn whole(self) -> bool {
+        matches!(self, Family::Cms | Family::TopK | Family::TDigest)
     }
 
     /// The byte that names the family in a dump file.
@@ -42,6 +62,9 @@ impl Family {
         match self {
             Family::Bloom => b'B',
             Family::Cuckoo => b'C',
+            Family::Cms => b'M',
+            Family::TopK => b'K',
+            Family::TDigest => b'T',
         }
     }
 
@@ -49,13 +72,18 @@ impl Family {
         match tag {
             b'B' => Some(Family::Bloom),
             b'C' => Some(Family::Cuckoo),
+            b'M' => Some(Family::Cms),
+            b'K' => Some(Family::TopK),
+            b'T' => Some(Family::TDigest),
             _ => None,
         }
     }
 
-    /// The bytes of filter data that follow this SCANDUMP header.
+    /// The bytes of filter data that follow this SCANDUMP header (none after a sketch's
+    /// record, which holds the whole value).
     pub fn data_len(self, header: &[u8]) -> Result<u64> {
         match self {
+            Family::Cms | Family::TopK | Family::TDigest => Ok(0),
             Family::Bloom => {
                 let meta = bloom_scandump::parse_header(header, u64::MAX)?;
                 Ok(meta.layers.iter().map(|l| l.bit_size / 8).sum())
@@ -126,9 +154,18 @@ mod tests {
         assert_eq!(Family::of_type("k", "MBbloomCF").unwrap(), Family::Cuckoo);
         assert_eq!(Family::of_type("k", "RSbloom--").unwrap(), Family::Bloom);
         assert_eq!(Family::of_type("k", "MBbloom--").unwrap(), Family::Bloom);
+        assert_eq!(Family::of_type("k", "CMSk-TYPE").unwrap(), Family::Cms);
+        assert_eq!(Family::of_type("k", "TopK-TYPE").unwrap(), Family::TopK);
+        assert_eq!(Family::of_type("k", "TDIS-TYPE").unwrap(), Family::TDigest);
         assert!(Family::of_type("k", "string").is_err());
         assert!(Family::of_type("k", "none").is_err());
-        for f in [Family::Bloom, Family::Cuckoo] {
+        for f in [
+            Family::Bloom,
+            Family::Cuckoo,
+            Family::Cms,
+            Family::TopK,
+            Family::TDigest,
+        ] {
             assert_eq!(Family::from_tag(f.tag()), Some(f));
         }
     }

@@ -1,5 +1,6 @@
 //! `rsbloom-cli`: dump, restore and copy Bloom and cuckoo filters (rsbloom's or RedisBloom's)
-//! over `BF.SCANDUMP` / `BF.LOADCHUNK` and `CF.SCANDUMP` / `CF.LOADCHUNK`, and convert Bloom
+//! over `BF.SCANDUMP` / `BF.LOADCHUNK` and `CF.SCANDUMP` / `CF.LOADCHUNK`, and the sketches
+//! (Count-Min Sketch, Top-K, t-digest) as one `DUMP` / `RESTORE` payload; and convert Bloom
 //! filters from and to Guava's `BloomFilter.writeTo()` format.
 //! Every transfer streams chunk by chunk; writes go to a temporary key (or `FILE.tmp`) that
 //! is renamed into place only when complete.
@@ -7,6 +8,7 @@
 mod dumpfile;
 mod fail;
 mod family;
+mod payload;
 mod progress;
 mod server;
 mod slot;
@@ -25,7 +27,7 @@ use dumpfile::{DumpReader, DumpWriter, Record, TmpFile};
 use fail::{fail, Context, Fail, Result};
 use family::{cuckoo_header_from_debug, Family};
 use progress::Progress;
-use server::{connect, cuckoo_debug, family_of, scandump, Conn, Staging};
+use server::{connect, cuckoo_debug, dump_body, family_of, scandump, Conn, Staging};
 
 /// Chunks sent by import-guava: at most this many bytes (a multiple of 8).
 const IMPORT_CHUNK: u64 = 16 << 20;
@@ -34,7 +36,7 @@ const IMPORT_CHUNK: u64 = 16 << 20;
 #[command(
     name = "rsbloom-cli",
     version,
-    about = "Dump, restore and copy Bloom and cuckoo filters; Guava import/export of Bloom filters"
+    about = "Dump, restore and copy Bloom and cuckoo filters and sketches (CMS, Top-K, t-digest); Guava import/export of Bloom filters"
 )]
 struct Cli {
     /// Server URL; auth and database go in it (redis://user:pass@host:port/db)
@@ -49,7 +51,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write filter KEY (Bloom or cuckoo) to FILE (rsbloom-cli dump format)
+    /// Write filter or sketch KEY (Bloom, cuckoo, CMS, Top-K, t-digest) to FILE (rsbloom-cli dump format)
     Dump { key: String, file: PathBuf },
     /// Load FILE (written by dump) as filter KEY
     Restore {
@@ -59,7 +61,7 @@ enum Command {
         #[arg(long)]
         replace: bool,
     },
-    /// Copy filter KEY (Bloom or cuckoo) to another server, chunk by chunk
+    /// Copy filter or sketch KEY to another server (filters chunk by chunk)
     Copy {
         key: String,
         /// Target server URL
@@ -146,7 +148,8 @@ fn run(cli: &Cli) -> Result<()> {
     }
 }
 
-/// Runs SCANDUMP from 0 to the end, handing each `(iterator, bytes)` step to `each`.
+/// Runs SCANDUMP from 0 to the end, handing each `(iterator, bytes)` step to `each`; a
+/// sketch is one step, iterator 1 with its DUMP body.
 fn scan(
     con: &mut Conn,
     family: Family,
@@ -155,6 +158,14 @@ fn scan(
     verb: &'static str,
     mut each: impl FnMut(u64, Vec<u8>) -> Result<()>,
 ) -> Result<()> {
+    if family.whole() {
+        let body = dump_body(con, key)?;
+        let p = progress.insert(Progress::new(verb, key, body.len() as u64));
+        let len = body.len() as u64;
+        each(1, body)?;
+        p.chunk(len);
+        return Ok(());
+    }
     let cmd = format!("{}.SCANDUMP", family.prefix());
     let mut iter = 0u64;
     loop {

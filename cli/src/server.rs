@@ -7,6 +7,7 @@ use redis::ConnectionLike;
 
 use crate::fail::{fail, Fail, Result};
 use crate::family::Family;
+use crate::payload;
 use crate::slot::staging_key;
 
 pub type Conn = Box<dyn ConnectionLike>;
@@ -45,6 +46,18 @@ pub fn scandump(con: &mut Conn, family: Family, key: &str, iter: u64) -> Result<
         return fail(format!("{cmd} {key} answered a negative iterator"));
     }
     Ok((next as u64, data.unwrap_or_default()))
+}
+
+/// `DUMP key` without its footer (the body `payload::seal` makes portable again).
+pub fn dump_body(con: &mut Conn, key: &str) -> Result<Vec<u8>> {
+    let payload: Option<Vec<u8>> = redis::cmd("DUMP")
+        .arg(key)
+        .query(con.as_mut())
+        .map_err(|e| Fail(format!("DUMP {key}: {}", Fail::from(e))))?;
+    match payload {
+        Some(p) => payload::unseal(key, p),
+        None => fail(format!("key '{key}' does not exist")),
+    }
 }
 
 /// `CF.DEBUG key`: one line of the filter's parameters and counters.
@@ -100,8 +113,21 @@ impl Staging {
     }
 
     /// `BF.LOADCHUNK` / `CF.LOADCHUNK tmp iter data` (iterator 1 is the header and creates
-    /// the key).
+    /// the key); for a sketch, `RESTORE tmp ttl payload` of its whole body.
     pub fn load(&mut self, iter: u64, data: &[u8]) -> Result<()> {
+        if self.family.whole() {
+            if iter != 1 {
+                return fail(format!("a {} value comes whole", self.family.prefix()));
+            }
+            redis::cmd("RESTORE")
+                .arg(&self.tmp)
+                .arg(STAGING_TTL_MS)
+                .arg(payload::seal(data))
+                .query::<()>(self.con.as_mut())
+                .map_err(|e| Fail(format!("RESTORE of '{}': {}", self.key, Fail::from(e))))?;
+            self.ttl_set = Instant::now();
+            return Ok(());
+        }
         let cmd = format!("{}.LOADCHUNK", self.family.prefix());
         redis::cmd(&cmd)
             .arg(&self.tmp)

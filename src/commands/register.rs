@@ -9,12 +9,14 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cf, tdigest};
+use super::{bf, cf, cms, tdigest, topk};
 
 /// Every family's commands.
 pub static FAMILIES: &[&[&Command]] = &[
     bf::rows::COMMANDS,
     cf::rows::COMMANDS,
+    cms::rows::COMMANDS,
+    topk::rows::COMMANDS,
     tdigest::rows::COMMANDS,
 ];
 
@@ -37,16 +39,9 @@ fn opt_ptr(s: Option<&'static CStr>) -> *const c_char {
 
 /// The argument array Redis expects, ending with a zeroed entry. Leaked: it is built once at
 /// load time and Redis may keep pointers into it.
+/// The n-th key argument documents the n-th key spec (a merge's sources the second).
 fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
-    // The n-th key argument is described by key spec n (one per key argument).
-    let mut keys_seen = 0;
-    let mut key_spec = |a: &ArgDoc| match a.kind {
-        Kind::Key => {
-            keys_seen += 1;
-            keys_seen - 1
-        }
-        _ => -1,
-    };
+    let mut keys_before = 0;
     let mut out: Vec<raw::RedisModuleCommandArg> = args
         .iter()
         .map(|a| raw::RedisModuleCommandArg {
@@ -59,7 +54,12 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
                 Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
                 Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
             },
-            key_spec_index: key_spec(a),
+            key_spec_index: if matches!(a.kind, Kind::Key) {
+                keys_before += 1;
+                keys_before - 1
+            } else {
+                -1
+            },
             token: opt_ptr(a.token),
             summary: ptr::null(),
             since: ptr::null(),
@@ -80,21 +80,17 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
     Box::leak(out.into_boxed_slice()).as_mut_ptr()
 }
 
-/// The key specs: the key is argument 1, alone; for [`Access::Merge`] also the source keys,
-/// counted by argument 2, read.
+/// The key specs: the key is argument 1, alone; for [`Access::MergeInto`] also the source
+/// keys, counted by argument 2 and following it, read-only.
 fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
-    let count = if matches!(access, Access::Merge) {
-        2
-    } else {
-        1
-    };
+    let merge = matches!(access, Access::MergeInto);
     // SAFETY: all-zero key specs are valid values (null notes, zero unions); the last one
     // terminates the array.
     let mut specs: Vec<raw::RedisModuleCommandKeySpec> =
-        vec![unsafe { std::mem::zeroed() }; count + 1];
-    if count == 2 {
+        vec![unsafe { std::mem::zeroed() }; 2 + merge as usize];
+    if merge {
         let sources = &mut specs[1];
-        sources.flags = Access::ReadData.flags();
+        sources.flags = (raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS) as u64;
         sources.begin_search_type =
             raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
         sources.bs.index.pos = 2;

@@ -24,9 +24,10 @@ pub enum Access {
     Insert,
     /// Overwrites data (LOADCHUNK, CF.DEL, CF.COMPACT).
     Update,
-    /// Overwrites the key (argument 1) with data read from the source keys that follow a
-    /// key count (argument 2): TDIGEST.MERGE. Two key specs: the destination, the sources.
-    Merge,
+    /// Overwrites the key (argument 1) with what it reads from `numkeys` source keys, the
+    /// count at argument 2 and the sources right after it (CMS.MERGE): two key specs, the
+    /// destination's (read-write, update) and the sources' (read-only, access).
+    MergeInto,
 }
 
 impl Access {
@@ -36,7 +37,7 @@ impl Access {
             Access::Read => raw::REDISMODULE_CMD_KEY_RO,
             Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
             Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
-            Access::Update | Access::Merge => {
+            Access::Update | Access::MergeInto => {
                 raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE
             }
         }) as u64

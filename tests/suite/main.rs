@@ -15,6 +15,8 @@
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
 mod bloom;
+mod cms;
 mod cuckoo;
 mod server;
 mod tdigest;
+mod topk;

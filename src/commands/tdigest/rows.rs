@@ -28,7 +28,7 @@ const VALUES: ArgDoc = multiple(c"value", Kind::Double);
 const MERGE_ARGS: &[ArgDoc] = &[
     KEY,
     arg(c"numkeys", Kind::Integer),
-    multiple(c"source-key", Kind::Key),
+    multiple(c"source", Kind::Key),
     option(c"compression", Kind::Integer, c"COMPRESSION"),
     option(c"override", Kind::Flag, c"OVERRIDE"),
 ];
@@ -97,7 +97,7 @@ pub static MERGE: Command = Command {
     summary: c"Merges t-digest sketches into a destination",
     complexity: c"O(N·C), N sources of capacity C",
     arity: Arity::AtLeast(4),
-    access: Access::Merge,
+    access: Access::MergeInto,
     args: MERGE_ARGS,
     acl: Acl::Write,
     family: &FAMILY,

@@ -1,4 +1,4 @@
-//! ACL categories of every command of both families, as RedisBloom 8 gives them: each command
+//! ACL categories of every command of the families, as RedisBloom 8 gives them: each command
 //! is in `@read` or `@write`, `@fast` for RESERVE, CARD and INFO, and in its family's module
 //! category (`@bloom`, `@cuckoo`); BF.IMPORT and BF.EXPORT, which RedisBloom lacks, follow the
 //! same rule (`@write`, `@read`). Checked by what users with category rules may run, through
@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 41] = [
+const TABLE: [Row; 54] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -67,20 +67,33 @@ const TABLE: [Row; 41] = [
     write(&["CF.LOADCHUNK", "c3", "1", "not a header"], false),
     read(&["CF.INFO", "c"], true),
     read(&["CF.DEBUG", "c"], false),
-    write(&["TDIGEST.CREATE", "t2"], true),
-    write(&["TDIGEST.ADD", "t", "1"], false),
-    write(&["TDIGEST.RESET", "t3"], true),
-    write(&["TDIGEST.MERGE", "t4", "1", "t"], false),
-    read(&["TDIGEST.MIN", "t"], true),
-    read(&["TDIGEST.MAX", "t"], true),
-    read(&["TDIGEST.QUANTILE", "t", "0.5"], true),
-    read(&["TDIGEST.CDF", "t", "1"], true),
-    read(&["TDIGEST.RANK", "t", "1"], true),
-    read(&["TDIGEST.REVRANK", "t", "1"], true),
-    read(&["TDIGEST.BYRANK", "t", "1"], true),
-    read(&["TDIGEST.BYREVRANK", "t", "1"], true),
-    read(&["TDIGEST.TRIMMED_MEAN", "t", "0.1", "0.9"], false),
-    read(&["TDIGEST.INFO", "t"], true),
+    write(&["TDIGEST.CREATE", "td2"], true),
+    write(&["TDIGEST.ADD", "td", "1"], false),
+    write(&["TDIGEST.RESET", "td3"], true),
+    write(&["TDIGEST.MERGE", "td4", "1", "td"], false),
+    read(&["TDIGEST.MIN", "td"], true),
+    read(&["TDIGEST.MAX", "td"], true),
+    read(&["TDIGEST.QUANTILE", "td", "0.5"], true),
+    read(&["TDIGEST.CDF", "td", "1"], true),
+    read(&["TDIGEST.RANK", "td", "1"], true),
+    read(&["TDIGEST.REVRANK", "td", "1"], true),
+    read(&["TDIGEST.BYRANK", "td", "1"], true),
+    read(&["TDIGEST.BYREVRANK", "td", "1"], true),
+    read(&["TDIGEST.TRIMMED_MEAN", "td", "0.1", "0.9"], false),
+    read(&["TDIGEST.INFO", "td"], true),
+    write(&["CMS.INITBYDIM", "m2", "10", "2"], true),
+    write(&["CMS.INITBYPROB", "m3", "0.1", "0.1"], true),
+    write(&["CMS.INCRBY", "m", "x", "1"], false),
+    read(&["CMS.QUERY", "m", "x"], false),
+    write(&["CMS.MERGE", "m", "1", "m"], false),
+    read(&["CMS.INFO", "m"], true),
+    write(&["TOPK.RESERVE", "t2", "2"], true),
+    write(&["TOPK.ADD", "t", "x"], false),
+    write(&["TOPK.INCRBY", "t", "x", "1"], false),
+    read(&["TOPK.QUERY", "t", "x"], false),
+    read(&["TOPK.COUNT", "t", "x"], false),
+    read(&["TOPK.LIST", "t"], false),
+    read(&["TOPK.INFO", "t"], true),
 ];
 
 /// The commands RedisBloom does not have.
@@ -97,6 +110,10 @@ impl Row {
             "bloom"
         } else if self.call[0].starts_with("TDIGEST.") {
             "tdigest"
+        } else if self.call[0].starts_with("CMS.") {
+            "cms"
+        } else if self.call[0].starts_with("TOPK.") {
+            "topk"
         } else {
             "cuckoo"
         }
@@ -154,7 +171,13 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
     }
     Ok(texts(&reply)
         .into_iter()
-        .filter(|c| c.starts_with("bf.") || c.starts_with("cf.") || c.starts_with("tdigest."))
+        .filter(|c| {
+            c.starts_with("bf.")
+                || c.starts_with("cf.")
+                || c.starts_with("cms.")
+                || c.starts_with("topk.")
+                || c.starts_with("tdigest.")
+        })
         .collect())
 }
 
@@ -198,7 +221,8 @@ fn every_command_is_granted_by_its_categories() {
     let server = &acls.server;
 
     // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
-    // for its 39 commands: 23 in @read, 16 in @write, 16 in @fast.
+    // for its 52 BF, CF, CMS, TOPK and TDIGEST commands: 29 in @read, 23 in @write, 21 in
+    // @fast.
     let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
     let module = texts(&raw(
         &mut admin,
@@ -213,13 +237,15 @@ fn every_command_is_granted_by_its_categories() {
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
-        (23, 16, 16),
+        (29, 23, 21),
         "RedisBloom's (@read, @write, @fast) totals"
     );
 
     expect_ok(&mut admin, &["BF.RESERVE", "b", "0.01", "100"]);
     expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
-    expect_ok(&mut admin, &["TDIGEST.CREATE", "t"]);
+    expect_ok(&mut admin, &["TDIGEST.CREATE", "td"]);
+    expect_ok(&mut admin, &["CMS.INITBYDIM", "m", "10", "2"]);
+    expect_ok(&mut admin, &["TOPK.RESERVE", "t", "2"]);
 
     let users = [
         user("nowrite", &["+@all", "-@write"], |r| !r.write, true),
@@ -236,10 +262,17 @@ fn every_command_is_granted_by_its_categories() {
             |r| r.family() == "cuckoo",
             false,
         ),
+        user("cms", &["-@all", "+@cms"], |r| r.family() == "cms", false),
         user(
             "tdigest",
             &["-@all", "+@tdigest"],
             |r| r.family() == "tdigest",
+            false,
+        ),
+        user(
+            "topk",
+            &["-@all", "+@topk"],
+            |r| r.family() == "topk",
             false,
         ),
         user("fast", &["-@all", "+@fast"], |r| r.fast, true),
@@ -255,7 +288,7 @@ fn every_command_is_granted_by_its_categories() {
         let module_rule = u
             .rules
             .iter()
-            .any(|r| r == "+@bloom" || r == "+@cuckoo" || r == "+@tdigest");
+            .any(|r| ["+@bloom", "+@cuckoo", "+@cms", "+@topk", "+@tdigest"].contains(&r.as_str()));
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
             let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
@@ -353,7 +386,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "tdigest"] {
+    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -362,9 +395,11 @@ fn command_info_and_acl_cat_list_the_categories() {
     }
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
-    for category in ["read", "write", "fast", "bloom", "cuckoo", "tdigest"] {
+    for category in [
+        "read", "write", "fast", "bloom", "cuckoo", "cms", "topk", "tdigest",
+    ] {
         let got = listed(&mut con, category);
-        let module_category = ["bloom", "cuckoo", "tdigest"].contains(&category);
+        let module_category = ["bloom", "cuckoo", "cms", "topk", "tdigest"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,
@@ -395,7 +430,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         };
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
-            (23, 16, 16),
+            (29, 23, 21),
             "{server}: RedisBloom's commands in (@read, @write, @fast)"
         );
     }

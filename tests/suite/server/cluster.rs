@@ -5,11 +5,13 @@
 //! master leave the promoted replica answering identically for every acknowledged write; the
 //! README's sharded-filter recipe (`examples/sharded_filter.rs`) spreads over every master.
 //! Cuckoo filters (grown, with deletes and compactions) go through the same reshard and
-//! failovers (`cluster/cuckoo.rs`).
+//! failovers (`cluster/cuckoo.rs`), and Count-Min Sketches, Top-K lists and t-digests
+//! through the reshard (`cluster/sketches.rs`).
 
 use rsbloom_test_support as common;
 
 mod cuckoo;
+mod sketches;
 
 #[allow(dead_code)]
 #[path = "../../../examples/sharded_filter.rs"]
@@ -20,6 +22,7 @@ use common::*;
 use cuckoo::{assert_cf_unchanged, cf_snapshot, populate_cf, CfFilter, CfState, CF_FILTERS};
 use redis::cluster::ClusterConnection;
 use redis::{ConnectionLike, RedisResult, Value};
+use sketches::{assert_sketches_unchanged, populate_sketches, sketch_snapshot, SKETCHES};
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
@@ -457,9 +460,11 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
     let mut con = cluster.client();
     let filters = populate(&mut con);
     let cf = populate_cf(&mut con);
+    let sketches = populate_sketches(&mut con);
     wait_all_replicas(&mut con);
     let before = snapshot(&mut con, &cluster, &filters);
     let cf_before = cf_snapshot(&mut con, &cf);
+    let sketches_before = sketch_snapshot(&mut con, &sketches);
     let owners_before = Owners::new(&cluster);
     let masters = cluster.masters();
     let (a, b, c) = (&masters[0], &masters[1], &masters[2]);
@@ -504,8 +509,16 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
         "{} of {CF_FILTERS} cuckoo filters moved with a third of the slots",
         cf_moved.len()
     );
+    let sketches_moved = sketches
+        .iter()
+        .filter(|k| owners_before.port_of(k) != owners_after.port_of(k))
+        .count();
+    assert!(
+        (15..=50).contains(&sketches_moved),
+        "{sketches_moved} of {SKETCHES} sketches moved with a third of the slots"
+    );
     let sizes = dbsizes(&cluster);
-    let keys = (FILTERS + CF_FILTERS) as i64;
+    let keys = (FILTERS + CF_FILTERS + SKETCHES) as i64;
     assert_eq!(sizes.values().sum::<i64>(), keys, "{sizes:?}");
     // MIGRATE was used (it carries DUMP payloads, i.e. the type's rdb_save / rdb_load).
     let migrate_after: i64 = [a.port, b.port]
@@ -526,6 +539,7 @@ fn reshard_moves_a_third_of_the_slots_and_filters_are_unchanged() {
     let mut con = cluster.client();
     assert_unchanged(&mut con, &cluster, &filters, &before, "after the reshard");
     assert_cf_unchanged(&mut con, &cf, &cf_before, "after the reshard");
+    assert_sketches_unchanged(&mut con, &sketches, &sketches_before, "after the reshard");
     // Moved cuckoo filters take adds and deletes on their new owner.
     for f in &cf_moved {
         let item = format!("{}/after-reshard", f.key);

@@ -1,4 +1,6 @@
-//! The server's side rather than one family's: both families' ACL categories (`acl`), a
+//! The server's side rather than one family's: both families' ACL categories (`acl`), the
+//! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
+//! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
 //! slot migration, migrations to and from RedisBloom, a module name another module already
 //! holds, the module's INFO sections with active defragmentation (`info`), and the
@@ -7,10 +9,12 @@
 //! start particular servers whatever `$REDIS_SERVER` says (`PINNED` in the Makefile).
 
 mod acl;
+mod aof_restore;
 mod cluster;
 mod durability;
 mod info;
 mod name_clash;
+mod redis_py;
 mod redisbloom8;
 mod redisbloom_diff;
 mod redisbloom_live;

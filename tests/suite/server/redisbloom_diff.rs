@@ -1,12 +1,13 @@
 //! The differential fuzzer (`rsbloom_test_support::diff`) against the live RedisBloom 2.8.2
 //! on Redis 7.4.1, rsbloom creating RedisBloom's formats on the same binary: a fixed-seed
-//! run in which every divergence must be one `docs/differences.txt` lists. And the list
+//! run in which every divergence must be one `docs/differences.txt` lists, for the filters
+//! and for the sketches (Count-Min Sketch, Top-K, t-digest). And the list
 //! against the README's "Differences from RedisBloom" section, both ways.
 //! `make fuzz-diff` runs longer, with other seeds or another RedisBloom.
 
 use rsbloom_test_support as common;
 
-use common::diff::{self, Config, Rules};
+use common::diff::{self, Config, Families, Rules};
 use std::time::Duration;
 
 /// Steps of the fixed run (4,000 to 8,000 a second on two cores).
@@ -24,6 +25,29 @@ fn redisbloom_and_rsbloom_answer_alike_but_for_listed_differences() {
     assert!(
         s.identical * 10 > s.replies * 9,
         "fewer than 90 % identical replies: the generator or the servers are off"
+    );
+    assert_eq!(
+        (s.unlisted_replies(), s.unlisted_states()),
+        (0, 0),
+        "unlisted divergences (replies, states); the report above has each kind, reduced"
+    );
+}
+
+/// Steps of the fixed sketch run (Count-Min Sketch, Top-K, t-digest).
+const SKETCH_STEPS: u64 = 30_000;
+
+#[test]
+fn redisbloom_and_rsbloom_sketches_answer_alike_but_for_listed_differences() {
+    let mut config = Config::new(SEED, SKETCH_STEPS);
+    config.families = Families::Sketches;
+    config.reduce_budget = Duration::from_secs(5);
+    let (fuzzer, report) = diff::run(&config);
+    println!("{report}");
+    let s = &fuzzer.stats;
+    assert!(s.steps >= SKETCH_STEPS, "the run stopped early");
+    assert!(
+        s.identical * 10 > s.replies * 8,
+        "fewer than 80 % identical replies: the generator or the servers are off"
     );
     assert_eq!(
         (s.unlisted_replies(), s.unlisted_states()),

@@ -5,7 +5,8 @@
 //! LOADCHUNK chunks) and after it the commands it propagates.
 //!
 //! - every filter family and format (scaling `RSbloom--` and `MBbloom--`, a grown cuckoo
-//!   filter with deletes, one Bloom filter over 32 MiB, i.e. three 16 MiB chunks) and plain
+//!   filter with deletes, one Bloom filter over 32 MiB, i.e. three 16 MiB chunks), a
+//!   Count-Min Sketch, a Top-K and a t-digest (sent as `RESTORE key 0 <DUMP>`) and plain
 //!   strings arrive byte for byte (DUMP bodies), while a writer adds to filters of the same
 //!   slots all along; its acknowledged writes, replayed on a standalone server, give the same
 //!   answers and the same bytes as the migrated filters, and the source keeps none of the keys;
@@ -236,6 +237,25 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
         set.keys.push(key.clone());
         set.filters.push(Filter { key, items });
     }
+    // The sketches travel as `RESTORE key 0 <DUMP>` in the rewrite, as RedisBloom writes them.
+    let cms = plan.key(0, "cms");
+    expect_ok(con, &["CMS.INITBYDIM", &cms, "200", "4"]);
+    let topk = plan.key(1, "topk");
+    expect_ok(con, &["TOPK.RESERVE", &topk, "5", "40", "3", "0.9"]);
+    let td = plan.key(0, "tdigest");
+    expect_ok(con, &["TDIGEST.CREATE", &td, "COMPRESSION", "50"]);
+    for (n, item) in gen_items(&format!("{cms}/"), 0..400).iter().enumerate() {
+        let count = (n % 5 + 1).to_string();
+        let incr: [&[u8]; 4] = [b"CMS.INCRBY", cms.as_bytes(), item, count.as_bytes()];
+        raw(con, &incr);
+        let add: [&[u8]; 3] = [b"TOPK.ADD", topk.as_bytes(), &item[..item.len() - n % 3]];
+        raw(con, &add);
+        expect_ok(con, &["TDIGEST.ADD", &td, &format!("{}", n as f64 / 3.0)]);
+    }
+    assert_eq!(type_of(con, &cms), "CMSk-TYPE");
+    assert_eq!(type_of(con, &topk), "TopK-TYPE");
+    assert_eq!(type_of(con, &td), "TDIS-TYPE");
+    set.keys.extend([cms, topk, td]);
     for tag in 0..2 {
         let key = plan.key(tag, "string");
         expect_ok(con, &["SET", &key, &format!("plain value {tag}")]);

@@ -1,9 +1,10 @@
 //! `make fuzz-diff`: a long differential run against the live RedisBloom. STEPS and SEED
-//! from the environment (`DIFF_STEPS`, `DIFF_SEED`), the rb side from `DIFF_RB_SERVER` /
+//! from the environment (`DIFF_STEPS`, `DIFF_SEED`; `DIFF_FAMILIES=sketches` for the
+//! Count-Min Sketch, Top-K and t-digest commands), the rb side from `DIFF_RB_SERVER` /
 //! `DIFF_RB_MODULE`; the report goes to stdout and target/fuzz-diff/report.txt. Exits 1 when
 //! it found unlisted divergences.
 
-use rsbloom_test_support::diff::{self, Config};
+use rsbloom_test_support::diff::{self, Config, Families};
 
 fn var(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -17,6 +18,11 @@ fn var(name: &str, default: u64) -> u64 {
 fn main() {
     let mut config = Config::new(var("DIFF_SEED", 1), var("DIFF_STEPS", 100_000));
     config.reduce_budget = std::time::Duration::from_secs(var("DIFF_REDUCE_SECONDS", 30));
+    config.families = match std::env::var("DIFF_FAMILIES").as_deref() {
+        Ok("sketches") => Families::Sketches,
+        Ok("filters" | "") | Err(_) => Families::Filters,
+        Ok(other) => panic!("DIFF_FAMILIES={other}: filters or sketches"),
+    };
     let (fuzzer, report) = diff::run(&config);
     print!("{report}");
     let dir = rsbloom_test_support::workspace_root().join("target/fuzz-diff");

@@ -6,6 +6,7 @@
 //! RESTORE), which the runner expands.
 
 use super::rng::Rng;
+use super::sketches::SKETCH_WORDS;
 
 /// The keys the commands use. `s` is often a plain string, and every key may hold either
 /// family's type.
@@ -140,10 +141,20 @@ pub enum Action {
     },
 }
 
+/// Which commands a run generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Families {
+    /// Bloom and cuckoo filters (`BF.*`, `CF.*`).
+    Filters,
+    /// Count-Min Sketch, Top-K and t-digest (`CMS.*`, `TOPK.*`, `TDIGEST.*`).
+    Sketches,
+}
+
 pub struct Generator {
     pub rng: Rng,
     /// Items `i<n>` for n below this have been generated.
     fresh: u64,
+    families: Families,
 }
 
 fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
@@ -152,13 +163,39 @@ fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
 
 impl Generator {
     pub fn new(seed: u64) -> Generator {
+        Generator::of(Families::Filters, seed)
+    }
+
+    pub fn of(families: Families, seed: u64) -> Generator {
         Generator {
             rng: Rng::new(seed),
             fresh: 0,
+            families,
         }
     }
 
-    fn key(&mut self) -> &'static str {
+    /// One name of `weights`, drawn by weight.
+    pub(super) fn weighted(&mut self, weights: &[(u32, &'static str)]) -> &'static str {
+        let total: u32 = weights.iter().map(|w| w.0).sum();
+        let mut r = self.rng.below(total as usize) as u32;
+        for (w, n) in weights {
+            if r < *w {
+                return n;
+            }
+            r -= w;
+        }
+        weights[0].1
+    }
+
+    /// The option words of the run's commands.
+    fn words(&self) -> &'static [&'static str] {
+        match self.families {
+            Families::Filters => EDGE_WORDS,
+            Families::Sketches => SKETCH_WORDS,
+        }
+    }
+
+    pub(super) fn key(&mut self) -> &'static str {
         if self.rng.chance(2) {
             KEYWORD_KEYS[self.rng.below(KEYWORD_KEYS.len())]
         } else {
@@ -166,7 +203,7 @@ impl Generator {
         }
     }
 
-    fn item(&mut self) -> Vec<u8> {
+    pub(super) fn item(&mut self) -> Vec<u8> {
         let r = self.rng.below(100);
         if r < 55 {
             self.fresh += 1;
@@ -184,12 +221,12 @@ impl Generator {
                     .collect(),
                 4 => vec![b'x'; 300],
                 5 => b(self.rng.pick(EDGE_NUMBERS)),
-                _ => b(self.rng.pick(EDGE_WORDS)),
+                _ => b(self.rng.pick(self.words())),
             }
         }
     }
 
-    fn items(&mut self) -> Vec<Vec<u8>> {
+    pub(super) fn items(&mut self) -> Vec<Vec<u8>> {
         let n = if self.rng.chance(20) {
             self.rng.range(30, 300)
         } else {
@@ -202,12 +239,12 @@ impl Generator {
         if self.rng.chance(70) {
             b(self.rng.pick(EDGE_NUMBERS))
         } else {
-            b(self.rng.pick(EDGE_WORDS))
+            b(self.rng.pick(self.words()))
         }
     }
 
     /// Option pairs/flags in a random order.
-    fn shuffled(&mut self, mut opts: Vec<Vec<Vec<u8>>>) -> Vec<Vec<u8>> {
+    pub(super) fn shuffled(&mut self, mut opts: Vec<Vec<Vec<u8>>>) -> Vec<Vec<u8>> {
         for i in (1..opts.len()).rev() {
             let j = self.rng.below(i + 1);
             opts.swap(i, j);
@@ -217,7 +254,10 @@ impl Generator {
 
     /// The next step.
     pub fn next_action(&mut self) -> Action {
-        let weights: &[(u32, &str)] = &[
+        if self.families == Families::Sketches {
+            return self.next_sketch_action();
+        }
+        let weights: &[(u32, &'static str)] = &[
             (70, "BF.ADD"),
             (70, "BF.MADD"),
             (60, "BF.INSERT"),
@@ -251,16 +291,7 @@ impl Generator {
             (20, "restore"),
             (2, "FLUSHALL"),
         ];
-        let total: u32 = weights.iter().map(|w| w.0).sum();
-        let mut r = self.rng.below(total as usize) as u32;
-        let mut name = "BF.ADD";
-        for (w, n) in weights {
-            if r < *w {
-                name = n;
-                break;
-            }
-            r -= w;
-        }
+        let name = self.weighted(weights);
         match name {
             "copy" => {
                 let cuckoo = self.rng.chance(50);
@@ -384,7 +415,7 @@ impl Generator {
     }
 
     /// One edge alteration of a well-formed command (never of the command name).
-    fn edge(&mut self, a: &mut Vec<Vec<u8>>) {
+    pub(super) fn edge(&mut self, a: &mut Vec<Vec<u8>>) {
         let n = a.len();
         match self.rng.below(9) {
             0 | 1 if n > 2 => {
@@ -407,7 +438,7 @@ impl Generator {
                 a.push(x);
                 a.push(y);
             }
-            5 => a.push(b(self.rng.pick(EDGE_WORDS))),
+            5 => a.push(b(self.rng.pick(self.words()))),
             6 => {
                 // A keyword in another case or shortened.
                 let keywords: Vec<usize> = (2..n)

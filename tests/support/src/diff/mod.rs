@@ -3,7 +3,8 @@
 //! every key's state compared, each divergence either listed in `docs/differences.txt` or
 //! reported with a reduced sequence that shows it.
 //!
-//! - `rng`: SplitMix64; `generator`: the steps; `servers`: the two servers;
+//! - `rng`: SplitMix64; `generator`: the steps (`sketches`: those of the sketch run);
+//!   `servers`: the two servers;
 //! - `resp`: replies as text, the connection; `rules`: the list of differences and the
 //!   classifier (also for other tests: [`rules::Rules::classify`]);
 //! - `runner`: sending, comparing, state checks, resyncs, RedisBloom restarts;
@@ -17,7 +18,9 @@ pub mod rng;
 pub mod rules;
 pub mod runner;
 pub mod servers;
+pub mod sketches;
 
+pub use generator::Families;
 pub use rules::{Kind, Rule, Rules};
 pub use runner::{Config, Fuzzer, Stats};
 pub use servers::Sides;

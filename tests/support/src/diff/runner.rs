@@ -3,7 +3,7 @@
 //! RedisBloom when it crashes, and keeps the counts and the first occurrence of each
 //! unlisted kind for the reducer.
 
-use super::generator::{all_keys, Action, Generator, EDGE_NUMBERS};
+use super::generator::{all_keys, Action, Families, Generator, EDGE_NUMBERS};
 use super::resp::{self, Conn, Reply};
 use super::rng::Rng;
 use super::rules::Rules;
@@ -32,6 +32,8 @@ pub struct Config {
     /// Reduce each new unlisted kind (and how long one reduction may take).
     pub reduce: bool,
     pub reduce_budget: Duration,
+    /// The filters' commands or the sketches'.
+    pub families: Families,
 }
 
 impl Config {
@@ -42,6 +44,7 @@ impl Config {
             state_every: 50,
             reduce: true,
             reduce_budget: Duration::from_secs(20),
+            families: Families::Filters,
         }
     }
 }
@@ -163,6 +166,12 @@ fn creates(command: &str) -> bool {
             | "CF.INSERT"
             | "CF.INSERTNX"
             | "CF.LOADCHUNK"
+            | "CMS.INITBYDIM"
+            | "CMS.INITBYPROB"
+            | "CMS.MERGE"
+            | "TOPK.RESERVE"
+            | "TDIGEST.CREATE"
+            | "TDIGEST.MERGE"
             | "RESTORE"
             | "SET"
     )
@@ -449,7 +458,8 @@ impl Fuzzer {
         }
     }
 
-    /// Compares every key on both sides: TYPE, DEBUG, the DUMP body, the SCANDUMP stream.
+    /// Compares every key on both sides: TYPE, DEBUG or a sketch's INFO (and a Top-K's
+    /// list), the DUMP body (not a Top-K's), the SCANDUMP stream.
     pub fn state_check(&mut self) {
         let t0 = Instant::now();
         self.stats.state_checks += 1;
@@ -488,6 +498,29 @@ impl Fuzzer {
             if rb != rs {
                 return Some(("DEBUG".into(), resp::render(&rb), resp::render(&rs)));
             }
+        }
+        // A sketch's figures; a Top-K's list with counts, its DUMP holding RedisBloom's
+        // heap pointers, which differ per process.
+        let reads: &[&str] = match ty.as_str() {
+            "+CMSk-TYPE" => &["CMS.INFO"],
+            "+TopK-TYPE" => &["TOPK.INFO", "TOPK.LIST WITHCOUNT"],
+            "+TDIS-TYPE" => &["TDIGEST.INFO"],
+            _ => &[],
+        };
+        for command in reads {
+            let mut args: Args = command.split(' ').map(b).collect();
+            args.insert(1, b(key));
+            let (rb, rs) = read(self, args)?;
+            if rb != rs {
+                return Some((
+                    command.split(' ').next().unwrap_or_default().to_string(),
+                    resp::render(&rb),
+                    resp::render(&rs),
+                ));
+            }
+        }
+        if ty == "+TopK-TYPE" {
+            return None;
         }
         let (rb, rs) = read(self, vec![b("DUMP"), b(key)])?;
         let body = |r: &[u8]| match resp::parse(r) {
@@ -562,7 +595,7 @@ impl Fuzzer {
     /// The run: sequences of generated steps, each from an empty server, in RESP2 or RESP3.
     pub fn run(&mut self, config: &Config) {
         let start = Instant::now();
-        let mut gen = Generator::new(config.seed);
+        let mut gen = Generator::of(config.families, config.seed);
         let mut side_rng = Rng::new(config.seed ^ 0x5eed_d1ff);
         let mut done = 0u64;
         while done < config.steps {
