@@ -97,6 +97,18 @@ const TD_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
     ("tdigest.info", 2, &["readonly"], &["RO"]),
 ];
 
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags (TOPK.COUNT
+/// `readonly` as in 8; 2.8 marked it `write`), the real arities.
+const TOPK_COMMANDS: [(&str, i64, &[&str], &[&str]); 7] = [
+    ("topk.reserve", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("topk.add", -3, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.incrby", -4, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.query", -3, &["readonly"], &["RO", "access"]),
+    ("topk.count", -3, &["readonly"], &["RO", "access"]),
+    ("topk.list", -2, &["readonly"], &["RO", "access"]),
+    ("topk.info", 2, &["readonly"], &["RO"]),
+];
+
 /// Every command of the module as (name, arity, flags besides `module`, key spec flags).
 fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
     let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
@@ -119,7 +131,10 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
     let td = TD_COMMANDS
         .iter()
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
-    bf.chain(cf).chain(cms).chain(td).collect()
+    let topk = TOPK_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    bf.chain(cf).chain(cms).chain(topk).chain(td).collect()
 }
 
 /// The text of a simple or bulk string.
