@@ -28,7 +28,7 @@ const VALUES: ArgDoc = multiple(c"value", Kind::Double);
 const MERGE_ARGS: &[ArgDoc] = &[
     KEY,
     arg(c"numkeys", Kind::Integer),
-    multiple(c"source-key", Kind::Key),
+    multiple(c"source", Kind::Key),
     option(c"compression", Kind::Integer, c"COMPRESSION"),
     option(c"override", Kind::Flag, c"OVERRIDE"),
 ];

@@ -68,8 +68,8 @@ const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
 ];
 
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; arities
-/// are the real ones (RedisBloom declares -1 for every t-digest command). TDIGEST.MERGE has
-/// a second key spec for its sources (`tdigest::acl`).
+/// are the real ones (RedisBloom declares -1 for every t-digest command). TDIGEST.MERGE is
+/// also `movablekeys` (its sources, in a second key spec, checked apart).
 const TD_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
     (
         "tdigest.create",
@@ -97,6 +97,18 @@ const TD_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
     ("tdigest.info", 2, &["readonly"], &["RO"]),
 ];
 
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags (TOPK.COUNT
+/// `readonly` as in 8; 2.8 marked it `write`), the real arities.
+const TOPK_COMMANDS: [(&str, i64, &[&str], &[&str]); 7] = [
+    ("topk.reserve", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("topk.add", -3, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.incrby", -4, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.query", -3, &["readonly"], &["RO", "access"]),
+    ("topk.count", -3, &["readonly"], &["RO", "access"]),
+    ("topk.list", -2, &["readonly"], &["RO", "access"]),
+    ("topk.info", 2, &["readonly"], &["RO"]),
+];
+
 /// Every command of the module as (name, arity, flags besides `module`, key spec flags).
 fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
     let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
@@ -119,7 +131,10 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
     let td = TD_COMMANDS
         .iter()
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
-    bf.chain(cf).chain(cms).chain(td).collect()
+    let topk = TOPK_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    bf.chain(cf).chain(cms).chain(topk).chain(td).collect()
 }
 
 /// The text of a simple or bulk string.
@@ -297,7 +312,7 @@ fn command_docs_describe_every_command() {
             Value::Int(0),
             "{name}: key spec index"
         );
-        if name == "cms.merge" {
+        if name == "cms.merge" || name == "tdigest.merge" {
             // The sources document the second key spec.
             let sources = &arguments[2];
             assert_eq!(text(&field(sources, "name")), "source");
