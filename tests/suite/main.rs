@@ -18,4 +18,5 @@ mod bloom;
 mod cms;
 mod cuckoo;
 mod server;
+mod tdigest;
 mod topk;
