@@ -54,7 +54,7 @@ pub fn dims_from_prob(error: f64, prob: f64) -> Result<(u64, u64)> {
     }
     let width = (2.0 / error).ceil();
     let depth = ((prob as f32).log10() / 0.5f32.log10()).ceil() as f64;
-    let fits = |v: f64| v.is_finite() && v >= 1.0 && v < 9_223_372_036_854_775_808.0;
+    let fits = |v: f64| v.is_finite() && (1.0..9_223_372_036_854_775_808.0).contains(&v);
     if !fits(width) || !fits(depth) {
         return Err(Error::CmsInvalidInit);
     }
