@@ -51,6 +51,17 @@ impl Family {
         }
     }
 
+    /// What a key of the family is, in a message.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Family::Bloom => "Bloom filter",
+            Family::Cuckoo => "cuckoo filter",
+            Family::Cms => "Count-Min Sketch",
+            Family::TopK => "Top-K",
+            Family::TDigest => "t-digest",
+        }
+    }
+
     /// Whether the family travels whole, as one DUMP payload (the sketches have no SCANDUMP);
     /// the filters go chunk by chunk.
     pub fn whole(self) -> bool {

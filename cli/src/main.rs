@@ -379,9 +379,11 @@ fn import_guava(
 }
 
 fn export_guava(mut con: Conn, key: &str, file: &Path) -> Result<()> {
-    if family_of(&mut con, key)? != Family::Bloom {
+    let family = family_of(&mut con, key)?;
+    if family != Family::Bloom {
         return fail(format!(
-            "'{key}' is a cuckoo filter; only Bloom filters have a Guava form"
+            "'{key}' is a {}; only Bloom filters have a Guava form",
+            family.noun()
         ));
     }
     let (first, header_bytes) = scandump(&mut con, Family::Bloom, key, 0)?;

@@ -649,6 +649,94 @@ fn cuckoo_filters_dump_restore_and_copy_byte_for_byte() {
     );
 }
 
+/// `payload`'s body sealed with RDB version 10, which every supported server's RESTORE takes
+/// (the sketch vectors come from Redis 7.4, RDB version 12).
+fn portable(payload: &[u8]) -> Vec<u8> {
+    let mut out = dump_body(payload).to_vec();
+    out.extend_from_slice(&[10, 0]);
+    let crc = common::rdb::crc64(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// RedisBloom's sketches of `set` RESTOREd, then dumped, restored under another key and
+/// copied to a second server: both come back with the restored key's very DUMP body, the
+/// type and the family byte in the file; export-guava refuses them.
+fn sketches_round_trip(set: &str, names: &[&str], type_name: &str, family: u8, noun: &str) {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vectors")
+        .join(set);
+    let dir = TempDir::new();
+    for &name in names {
+        let payload = portable(&fs::read(vectors.join(format!("{name}.dump.bin"))).unwrap());
+        let restored = raw(
+            &mut con,
+            &[b"RESTORE".as_slice(), name.as_bytes(), b"0", &payload],
+        );
+        assert_eq!(restored, redis::Value::Okay, "{name}");
+        let want = dump_body_of(&mut con, name);
+        let file = dir.path().join(format!("{name}.dump"));
+        ok(&s.url(), &["dump", name, path_str(&file)]);
+        assert_eq!(fs::read(&file).unwrap()[9], family, "{name}: family byte");
+        let copy = format!("{name}:copy");
+        ok(&s.url(), &["restore", &copy, path_str(&file)]);
+        fails(
+            &s.url(),
+            &["restore", &copy, path_str(&file)],
+            "exists (use --replace)",
+        );
+        ok(&s.url(), &["restore", &copy, path_str(&file), "--replace"]);
+        ok(&s.url(), &["copy", name, "--to", &t.url()]);
+        for (con, key) in [(&mut con, copy.as_str()), (&mut tcon, name)] {
+            assert_eq!(
+                raw(con, &["TYPE", key]),
+                redis::Value::SimpleString(type_name.into()),
+                "{key}"
+            );
+            assert!(dump_body_of(con, key) == want, "{key}: DUMP differs");
+            assert_eq!(
+                raw(con, &["PTTL", key]),
+                redis::Value::Int(-1),
+                "{key}: TTL"
+            );
+        }
+        fails(
+            &s.url(),
+            &["export-guava", name, path_str(&dir.path().join("g"))],
+            &format!("is a {noun}; only Bloom filters have a Guava form"),
+        );
+    }
+}
+
+#[test]
+fn sketches_dump_restore_and_copy_byte_for_byte() {
+    sketches_round_trip(
+        "redisbloom-cms",
+        &common::files::REDISBLOOM_CMS_CONFIGS,
+        "CMSk-TYPE",
+        b'M',
+        "Count-Min Sketch",
+    );
+    sketches_round_trip(
+        "redisbloom-topk",
+        &common::files::REDISBLOOM_TOPK_CONFIGS,
+        "TopK-TYPE",
+        b'K',
+        "Top-K",
+    );
+    sketches_round_trip(
+        "redisbloom-tdigest",
+        &common::files::REDISBLOOM_TDIGEST_CONFIGS,
+        "TDIS-TYPE",
+        b'T',
+        "t-digest",
+    );
+}
+
 /// CF.SCANDUMP sends nothing for a cuckoo filter that counts no items; the tool rebuilds its
 /// header from CF.DEBUG, so the copy keeps every parameter and the delete counter.
 #[test]

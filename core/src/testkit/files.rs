@@ -85,6 +85,13 @@ pub const REDISBLOOM_TDIGEST_CONFIGS: [&str; 13] = [
     "errors",
 ];
 
+/// The Top-K configurations of `tests/vectors/redisbloom-topk/`; each is stored under the key
+/// of its name.
+pub const REDISBLOOM_TOPK_CONFIGS: [&str; 10] = [
+    "default", "nodecay", "decay1", "incrby", "binary", "k1", "empty", "resp3", "errors",
+    "restored",
+];
+
 /// The folder of one set of vectors: `tests/vectors/<set>` (`guava`, `redisbloom`,
 /// `redisbloom-cf`); the core crate sits one level below the repository root.
 pub fn dir(set: &str) -> PathBuf {

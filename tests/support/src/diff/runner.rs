@@ -379,7 +379,9 @@ impl Fuzzer {
             }
         } else if args.len() > 1 && creates(&command) && !is_error(reply) {
             let key = &args[1];
-            if !self.origins.contains_key(key) {
+            // RESTORE (with REPLACE) and SET put a new value whatever the key held.
+            let replaces = command == "RESTORE" || command == "SET";
+            if replaces || !self.origins.contains_key(key) {
                 let mut shown = resp::show_args(args);
                 shown.truncate(200);
                 self.origins.insert(key.clone(), shown);

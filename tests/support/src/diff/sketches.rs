@@ -86,7 +86,10 @@ impl Generator {
             };
         }
         let mut args = self.sketch_call(name);
-        if self.rng.chance(22) {
+        // Not TOPK.INCRBY: a bad increment before its last pair makes RedisBloom reply an
+        // array shorter than it announced (the client then waits for the rest); rsbloom's
+        // well-formed reply to it is tested with the Top-K family.
+        if name != "TOPK.INCRBY" && self.rng.chance(22) {
             self.edge(&mut args);
         }
         Action::Cmd(args)
