@@ -7,6 +7,7 @@
 
 pub mod bloom;
 pub mod chunk_offset;
+pub mod counting;
 pub mod cuckoo;
 pub mod error;
 pub mod fields;

@@ -2,6 +2,7 @@
 //! `testkit` feature): never part of the module.
 
 pub mod bloom;
+pub mod counting;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;
