@@ -99,6 +99,12 @@ pub enum Error {
     CfCannotCreate,
     /// A LOADCHUNK data chunk that does not fit the filter.
     CfCannotLoadChunk,
+
+    // Counting Bloom filters (CBF.*); the BF texts serve where they apply.
+    /// CBF.RESERVE's COUNTERBITS is its last word.
+    CbfNoCounterBits,
+    /// CBF.RESERVE's COUNTERBITS is not 4 or 8.
+    CbfCounterBits,
 }
 
 impl fmt::Display for Error {
@@ -176,6 +182,9 @@ impl fmt::Display for Error {
             Error::CfInvalidHeader => f.write_str("Invalid header"),
             Error::CfCannotCreate => f.write_str("Couldn't create filter!"),
             Error::CfCannotLoadChunk => f.write_str("Couldn't load chunk!"),
+            // Counting Bloom filters: rsbloom's own, in the BF family's style.
+            Error::CbfNoCounterBits => f.write_str("ERR no counter bits"),
+            Error::CbfCounterBits => f.write_str("ERR counter bits must be 4 or 8"),
         }
     }
 }

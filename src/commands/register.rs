@@ -9,10 +9,11 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cf};
+use super::{bf, cbf, cf};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[&Command]] = &[bf::rows::COMMANDS, cf::rows::COMMANDS];
+pub static FAMILIES: &[&[&Command]] =
+    &[bf::rows::COMMANDS, cf::rows::COMMANDS, cbf::rows::COMMANDS];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {

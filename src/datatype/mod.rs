@@ -5,6 +5,7 @@
 //! catches panics: one would abort the server.
 
 pub mod bloom;
+pub mod counting;
 pub mod cuckoo;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};

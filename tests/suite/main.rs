@@ -15,5 +15,6 @@
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
 mod bloom;
+mod cbf;
 mod cuckoo;
 mod server;
