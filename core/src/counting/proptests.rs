@@ -56,3 +56,12 @@ fn mutated_headers_never_panic() {
         testkit::survive(&input, counting::header);
     }
 }
+
+#[test]
+fn fuzz_regressions_replay() {
+    // Inputs the fuzz targets once flagged, if any were kept.
+    testkit::replay_regressions(&[
+        ("counting_value", counting::value),
+        ("counting_header", counting::header),
+    ]);
+}
