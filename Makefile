@@ -30,7 +30,7 @@
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_loadchunk_session counting_value counting_header
+FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_loadchunk_session cms_value topk_value counting_value counting_header
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
@@ -66,7 +66,7 @@ test: deps
 # Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_
+PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_ cms::redisbloom_load::servers_start_on_redisbloom_rdb_and_aof cms::redisbloom_load::redisbloom_loads_rsbloom_dumps_and_rdb cms::redisbloom_replay::every_reply_matches_redisbloom_2_8_on_redis_7_4
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets

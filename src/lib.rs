@@ -24,8 +24,10 @@ use config::{
     ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES, NEW_FILTER_FORMAT,
 };
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
+use datatype::cms::CMS_TYPE;
 use datatype::counting::COUNTING_TYPE;
 use datatype::cuckoo::CUCKOO_TYPE;
+use datatype::topk::TOPK_TYPE;
 
 /// The version `MODULE LIST` reports: that of the RedisBloom release whose commands, replies
 /// and formats rsbloom follows (8.2.3), as `MAJOR*10000 + MINOR*100 + PATCH`, so clients that
@@ -62,7 +64,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, COUNTING_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, COUNTING_TYPE],
     init: init,
     configurations: [
         i64: [

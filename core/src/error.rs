@@ -100,6 +100,60 @@ pub enum Error {
     /// A LOADCHUNK data chunk that does not fit the filter.
     CfCannotLoadChunk,
 
+    // Count-Min Sketch (CMS.*), RedisBloom 8's texts, none with an error code.
+    /// CMS.INITBYDIM / CMS.INITBYPROB on a key that exists, of any type.
+    CmsKeyExists,
+    /// A CMS command other than the two creates on a missing key (a MERGE source too).
+    CmsKeyNotFound,
+    /// CMS.INITBYDIM's width not an integer or below 1.
+    CmsInvalidWidth,
+    /// CMS.INITBYDIM's depth not an integer or below 1.
+    CmsInvalidDepth,
+    /// Dimensions whose product is over 2^63 - 1 (or, from INITBYPROB, not representable).
+    CmsInvalidInit,
+    /// Dimensions whose counters cannot be addressed (RedisBloom's failed allocation).
+    CmsInsufficientMemory,
+    /// CMS.INITBYPROB's error not a number strictly between 0 and 1.
+    CmsInvalidOverestimation,
+    /// CMS.INITBYPROB's probability not a number strictly between 0 and 1.
+    CmsInvalidProb,
+    /// CMS.INCRBY's increment not an integer.
+    CmsCannotParseNumber,
+    /// CMS.INCRBY's increment below 0.
+    CmsNegativeNumber,
+    /// An element of CMS.INCRBY's reply: the item's count is saturated.
+    CmsIncrByOverflow,
+    /// CMS.MERGE's numkeys not an integer.
+    CmsInvalidNumkeys,
+    /// CMS.MERGE's numkeys 0 or below.
+    CmsNumkeysNotPositive,
+    /// CMS.MERGE without WEIGHTS: not exactly numkeys sources.
+    CmsWrongNumberOfKeys,
+    /// CMS.MERGE with WEIGHTS: not numkeys sources then numkeys weights.
+    CmsWrongNumberOfKeysWeights,
+    /// A CMS.MERGE weight that is not an integer.
+    CmsInvalidWeight,
+    /// A CMS.MERGE source of other dimensions than the destination.
+    CmsDimensionMismatch,
+    /// A CMS.MERGE whose weighted sums leave a counter's or the total's range.
+    CmsMergeOverflow,
+    // Top-K (TOPK.*), RedisBloom 8's texts.
+    /// TOPK.RESERVE on a key that holds anything.
+    TopkKeyExists,
+    /// Any other TOPK command on a missing key.
+    TopkNotFound,
+    /// k not an integer in [1, 2^32-1].
+    TopkBadK,
+    /// width not an integer in [1, 2^32-1].
+    TopkBadWidth,
+    /// depth not an integer in [1, 2^32-1].
+    TopkBadDepth,
+    /// decay not a number in (0, 1].
+    TopkBadDecay,
+    /// A TOPK.INCRBY increment not an integer in [0, 100000].
+    TopkBadIncrement,
+    /// TOPK.LIST's optional word is not WITHCOUNT.
+    TopkWithcountExpected,
     // Counting Bloom filters (CBF.*); the BF texts serve where they apply.
     /// CBF.RESERVE's COUNTERBITS is its last word.
     CbfNoCounterBits,
@@ -182,6 +236,41 @@ impl fmt::Display for Error {
             Error::CfInvalidHeader => f.write_str("Invalid header"),
             Error::CfCannotCreate => f.write_str("Couldn't create filter!"),
             Error::CfCannotLoadChunk => f.write_str("Couldn't load chunk!"),
+            // Count-Min Sketch: RedisBloom 8's texts, without an error code.
+            Error::CmsKeyExists => f.write_str("CMS: key already exists"),
+            Error::CmsKeyNotFound => f.write_str("CMS: key does not exist"),
+            Error::CmsInvalidWidth => f.write_str("CMS: invalid width"),
+            Error::CmsInvalidDepth => f.write_str("CMS: invalid depth"),
+            Error::CmsInvalidInit => f.write_str("CMS: invalid init arguments"),
+            Error::CmsInsufficientMemory => {
+                f.write_str("CMS: Insufficient memory to create the key")
+            }
+            Error::CmsInvalidOverestimation => f.write_str("CMS: invalid overestimation value"),
+            Error::CmsInvalidProb => f.write_str("CMS: invalid prob value"),
+            Error::CmsCannotParseNumber => f.write_str("CMS: Cannot parse number"),
+            Error::CmsNegativeNumber => f.write_str("CMS: Number cannot be negative"),
+            Error::CmsIncrByOverflow => f.write_str("CMS: INCRBY overflow"),
+            Error::CmsInvalidNumkeys => f.write_str("CMS: invalid numkeys"),
+            Error::CmsNumkeysNotPositive => f.write_str("CMS: Number of keys must be positive"),
+            Error::CmsWrongNumberOfKeys => f.write_str("CMS: wrong number of keys"),
+            Error::CmsWrongNumberOfKeysWeights => f.write_str("CMS: wrong number of keys/weights"),
+            Error::CmsInvalidWeight => f.write_str("CMS: invalid weight value"),
+            Error::CmsDimensionMismatch => f.write_str("CMS: width/depth is not equal"),
+            Error::CmsMergeOverflow => f.write_str("CMS: MERGE overflow"),
+            // Top-K: RedisBloom 8's texts, without an error code. The increment's text has
+            // 28 spaces inside (a line continuation in RedisBloom's C literal), kept.
+            Error::TopkKeyExists => f.write_str("TopK: key already exists"),
+            Error::TopkNotFound => f.write_str("TopK: key does not exist"),
+            Error::TopkBadK => f.write_str("TopK: invalid k"),
+            Error::TopkBadWidth => f.write_str("TopK: invalid width"),
+            Error::TopkBadDepth => f.write_str("TopK: invalid depth"),
+            Error::TopkBadDecay => f.write_str("TopK: invalid decay value. must be '<= 1' & '> 0'"),
+            Error::TopkBadIncrement => f.write_str(concat!(
+                "TopK: increment must be an integer greater or equal to 0",
+                "                            ",
+                "and smaller or equal to 100,000"
+            )),
+            Error::TopkWithcountExpected => f.write_str("WITHCOUNT keyword expected"),
             // Counting Bloom filters: rsbloom's own, in the BF family's style.
             Error::CbfNoCounterBits => f.write_str("ERR no counter bits"),
             Error::CbfCounterBits => f.write_str("ERR counter bits must be 4 or 8"),

@@ -7,12 +7,14 @@
 
 pub mod bloom;
 pub mod chunk_offset;
+pub mod cms;
 pub mod counting;
 pub mod cuckoo;
 pub mod error;
 pub mod fields;
 pub mod hash;
 pub mod memory;
+pub mod topk;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

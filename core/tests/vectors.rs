@@ -4,7 +4,9 @@
 //! integration tests' support crate shares. Run alone with `cargo test -p rsbloom-core`.
 
 mod vectors {
+    mod cms;
     mod cuckoo;
     mod guava;
     mod redisbloom;
+    mod topk;
 }

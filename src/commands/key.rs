@@ -9,6 +9,7 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 use rsbloom_core::error::{Error, Result};
 
+use super::argv::Arg;
 use super::Call;
 use crate::datatype::Family;
 use crate::info::Figures;
@@ -29,6 +30,11 @@ pub fn open_read(call: &Call) -> Key {
         call.key().raw(),
         raw::KeyMode::READ,
     ))
+}
+
+/// Opens another key argument of the call for reading (a merge's sources).
+pub fn open_read_arg(call: &Call, arg: &Arg) -> Key {
+    Key(raw::open_key(call.ctx.ctx, arg.raw(), raw::KeyMode::READ))
 }
 
 /// Opens the call's key for reading and writing.

@@ -20,11 +20,13 @@ pub mod argv;
 pub mod bf;
 pub mod cbf;
 pub mod cf;
+pub mod cms;
 pub mod grammar;
 pub mod key;
 pub mod register;
 pub mod reply;
 pub mod row;
+pub mod topk;
 
 /// One call of a command: the server context, the whole argv (name included, its count
 /// already checked against the row's arity) and the command's row.

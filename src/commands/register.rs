@@ -9,11 +9,16 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cbf, cf};
+use super::{bf, cbf, cf, cms, topk};
 
 /// Every family's commands.
-pub static FAMILIES: &[&[&Command]] =
-    &[bf::rows::COMMANDS, cf::rows::COMMANDS, cbf::rows::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[
+    bf::rows::COMMANDS,
+    cf::rows::COMMANDS,
+    cms::rows::COMMANDS,
+    topk::rows::COMMANDS,
+    cbf::rows::COMMANDS,
+];
 
 /// Every command of every family.
 pub fn commands() -> impl Iterator<Item = &'static Command> {
@@ -34,7 +39,9 @@ fn opt_ptr(s: Option<&'static CStr>) -> *const c_char {
 
 /// The argument array Redis expects, ending with a zeroed entry. Leaked: it is built once at
 /// load time and Redis may keep pointers into it.
+/// The n-th key argument documents the n-th key spec (a merge's sources the second).
 fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
+    let mut keys_before = 0;
     let mut out: Vec<raw::RedisModuleCommandArg> = args
         .iter()
         .map(|a| raw::RedisModuleCommandArg {
@@ -47,7 +54,12 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
                 Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
                 Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
             },
-            key_spec_index: if matches!(a.kind, Kind::Key) { 0 } else { -1 },
+            key_spec_index: if matches!(a.kind, Kind::Key) {
+                keys_before += 1;
+                keys_before - 1
+            } else {
+                -1
+            },
             token: opt_ptr(a.token),
             summary: ptr::null(),
             since: ptr::null(),
@@ -68,11 +80,25 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
     Box::leak(out.into_boxed_slice()).as_mut_ptr()
 }
 
-/// One key spec: the key is argument 1, alone.
+/// The key specs: the key is argument 1, alone; for [`Access::MergeInto`] also the source
+/// keys, counted by argument 2 and following it, read-only.
 fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
-    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the second one
+    let merge = matches!(access, Access::MergeInto);
+    // SAFETY: all-zero key specs are valid values (null notes, zero unions); the last one
     // terminates the array.
-    let mut specs: Vec<raw::RedisModuleCommandKeySpec> = vec![unsafe { std::mem::zeroed() }; 2];
+    let mut specs: Vec<raw::RedisModuleCommandKeySpec> =
+        vec![unsafe { std::mem::zeroed() }; 2 + merge as usize];
+    if merge {
+        let sources = &mut specs[1];
+        sources.flags = (raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS) as u64;
+        sources.begin_search_type =
+            raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
+        sources.bs.index.pos = 2;
+        sources.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
+        sources.fk.keynum.keynumidx = 0;
+        sources.fk.keynum.firstkey = 1;
+        sources.fk.keynum.keystep = 1;
+    }
     let spec = &mut specs[0];
     spec.flags = access.flags();
     spec.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;

@@ -24,6 +24,10 @@ pub enum Access {
     Insert,
     /// Overwrites data (LOADCHUNK, CF.DEL, CF.COMPACT).
     Update,
+    /// Overwrites the key (argument 1) with what it reads from `numkeys` source keys, the
+    /// count at argument 2 and the sources right after it (CMS.MERGE): two key specs, the
+    /// destination's (read-write, update) and the sources' (read-only, access).
+    MergeInto,
 }
 
 impl Access {
@@ -33,7 +37,9 @@ impl Access {
             Access::Read => raw::REDISMODULE_CMD_KEY_RO,
             Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
             Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
-            Access::Update => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
+            Access::Update | Access::MergeInto => {
+                raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE
+            }
         }) as u64
     }
 }

@@ -5,8 +5,10 @@
 //! catches panics: one would abort the server.
 
 pub mod bloom;
+pub mod cms;
 pub mod counting;
 pub mod cuckoo;
+pub mod topk;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

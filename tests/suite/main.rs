@@ -16,5 +16,7 @@
 
 mod bloom;
 mod cbf;
+mod cms;
 mod cuckoo;
 mod server;
+mod topk;

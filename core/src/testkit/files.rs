@@ -53,6 +53,21 @@ pub const REDISBLOOM_CF_CONFIGS: [&str; 17] = [
     "restore",
 ];
 
+/// The Count-Min Sketch configurations of `tests/vectors/redisbloom-cms/`; each is stored
+/// under the key of its name.
+pub const REDISBLOOM_CMS_CONFIGS: [&str; 10] = [
+    "dim_small",
+    "dim_large",
+    "prob",
+    "overflow",
+    "merge",
+    "binary",
+    "tiny",
+    "empty",
+    "resp3",
+    "errors",
+];
+
 /// The folder of one set of vectors: `tests/vectors/<set>` (`guava`, `redisbloom`,
 /// `redisbloom-cf`); the core crate sits one level below the repository root.
 pub fn dir(set: &str) -> PathBuf {

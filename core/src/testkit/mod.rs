@@ -2,10 +2,12 @@
 //! `testkit` feature): never part of the module.
 
 pub mod bloom;
+pub mod cms;
 pub mod counting;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;
+pub mod topk;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.
 #[derive(Debug, Clone)]

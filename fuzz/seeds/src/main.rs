@@ -1,16 +1,18 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
-//! both Bloom types and of cuckoo filters, and LOADCHUNK sessions of a few filters of each
-//! family. Run by `make fuzz`.
+//! both Bloom types, of cuckoo filters, of Count-Min Sketches and of Top-K sketches, and
+//! LOADCHUNK sessions of a few filters of each filter family. Run by `make fuzz`.
 
 use std::fs;
 use std::path::Path;
 
 use rsbloom_core::bloom::codec::save_value;
 use rsbloom_core::bloom::{Chain, Scheme};
+use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
-use rsbloom_core::testkit::cuckoo;
+use rsbloom_core::testkit::{cms, cuckoo, topk};
+use rsbloom_core::topk::{Params, TopK};
 
 fn main() -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -39,7 +41,26 @@ fn main() -> std::io::Result<()> {
             fs::write(chunk_dir.join(format!("{target}-seed{i}")), &session)?;
         }
     }
-    cuckoo_seeds(&root)
+    cuckoo_seeds(&root)?;
+    cms_seeds(&root)?;
+    topk_seeds(&root)
+}
+
+/// Count-Min Sketches of a few shapes (width, depth), counted into, one saturated.
+fn cms_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("cms_value");
+    fs::create_dir_all(&dir)?;
+    for (i, &(width, depth)) in [(1, 1), (16, 2), (100, 4), (7, 9)].iter().enumerate() {
+        let mut sketch = CountMinSketch::new(width, depth, cms::LIMIT).expect("small sketch");
+        for n in 0..50u64 {
+            let _ = sketch.incr_by(format!("seed:{n}").as_bytes(), n % 9);
+        }
+        if i == 1 {
+            let _ = sketch.incr_by(b"saturated", u32::MAX as u64);
+        }
+        fs::write(dir.join(format!("seed{i}")), cms::encode_value(&sketch))?;
+    }
+    Ok(())
 }
 
 /// Cuckoo filters of a few shapes (capacity, bucket size, max iterations, expansion), filled
@@ -72,6 +93,38 @@ fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
         )?;
         let session = cuckoo::encode_session(&filter, |_| 64);
         fs::write(chunk_dir.join(format!("seed{i}")), &session)?;
+    }
+    Ok(())
+}
+
+/// Top-K sketches of a few shapes (k, width, depth, decay) fed a skewed stream with
+/// collisions, NUL bytes and the empty item.
+fn topk_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("topk_value");
+    fs::create_dir_all(&dir)?;
+    let shapes = [
+        (1, 1, 1, 0.9),
+        (3, 8, 2, 0.9),
+        (10, 64, 4, 0.5),
+        (5, 4, 3, 1.0),
+    ];
+    for (i, &(k, width, depth, decay)) in shapes.iter().enumerate() {
+        let params = Params {
+            k,
+            width,
+            depth,
+            decay,
+        };
+        let mut sketch = TopK::new(params, topk::LIMIT).expect("small sketch");
+        for n in 0..200u32 {
+            let item = match n % 9 {
+                0 => Vec::new(),
+                1 => format!("n\0{}", n % 5).into_bytes(),
+                _ => format!("seed:{}", 50 / (n % 50 + 1)).into_bytes(),
+            };
+            sketch.add(&item, 1 + n % 3);
+        }
+        fs::write(dir.join(format!("seed{i}")), topk::encode_value(&sketch))?;
     }
     Ok(())
 }

@@ -63,6 +63,27 @@ const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 13] = [
     ("cbf.export", 3, &["readonly"], &["RO", "access"]),
 ];
 
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; CMS.MERGE
+/// also `movablekeys` (its sources, in a second key spec, checked apart).
+const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
+    ("cms.initbydim", 4, &["write", "denyoom"], &["RW", "insert"]),
+    (
+        "cms.initbyprob",
+        4,
+        &["write", "denyoom"],
+        &["RW", "insert"],
+    ),
+    ("cms.incrby", -4, &["write", "denyoom"], &["RW", "update"]),
+    ("cms.query", -3, &["readonly"], &["RO", "access"]),
+    (
+        "cms.merge",
+        -4,
+        &["write", "denyoom", "movablekeys"],
+        &["RW", "update"],
+    ),
+    ("cms.info", 2, &["readonly"], &["RO"]),
+];
+
 /// Every command of the module as (name, arity, flags besides `module`, key spec flags).
 fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
     let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
@@ -80,7 +101,10 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
         .iter()
         .chain(&CBF_COMMANDS)
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
-    bf.chain(cf).collect()
+    let cms = CMS_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    bf.chain(cf).chain(cms).collect()
 }
 
 /// The text of a simple or bulk string.
@@ -142,7 +166,22 @@ fn command_info_declares_arity_flags_and_key_specs() {
             "{name}: first/last/step"
         );
         let specs = array(&info[8]);
-        assert_eq!(specs.len(), 1, "{name}: key specs {specs:?}");
+        if name == "cms.merge" {
+            // The sources: numkeys at argument 2, then that many keys, read-only.
+            assert_eq!(specs.len(), 2, "{name}: key specs {specs:?}");
+            let sources = &specs[1];
+            assert_eq!(strings(&field(sources, "flags")), set_of(&["RO", "access"]));
+            let begin = field(sources, "begin_search");
+            assert_eq!(field(&field(&begin, "spec"), "index"), Value::Int(2));
+            let find = field(sources, "find_keys");
+            assert_eq!(text(&field(&find, "type")), "keynum", "{name}: find_keys");
+            let keynum = field(&find, "spec");
+            assert_eq!(field(&keynum, "keynumidx"), Value::Int(0));
+            assert_eq!(field(&keynum, "firstkey"), Value::Int(1));
+            assert_eq!(field(&keynum, "keystep"), Value::Int(1));
+        } else {
+            assert_eq!(specs.len(), 1, "{name}: key specs {specs:?}");
+        }
         let spec = &specs[0];
         assert_eq!(
             strings(&field(spec, "flags")),
@@ -222,7 +261,16 @@ fn command_docs_describe_every_command() {
         let arguments = array(&arguments);
         assert!(!arguments.is_empty(), "{name}: no arguments");
         let first = &arguments[0];
-        assert_eq!(text(&field(first, "name")), "key", "{name}: first argument");
+        let key_name = if name == "cms.merge" {
+            "destination"
+        } else {
+            "key"
+        };
+        assert_eq!(
+            text(&field(first, "name")),
+            key_name,
+            "{name}: first argument"
+        );
         assert_eq!(
             text(&field(first, "type")),
             "key",
@@ -233,6 +281,12 @@ fn command_docs_describe_every_command() {
             Value::Int(0),
             "{name}: key spec index"
         );
+        if name == "cms.merge" {
+            // The sources document the second key spec.
+            let sources = &arguments[2];
+            assert_eq!(text(&field(sources, "name")), "source");
+            assert_eq!(field(sources, "key_spec_index"), Value::Int(1));
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! ACL categories of every command of both families, as RedisBloom 8 gives them: each command
+//! ACL categories of every command of the families, as RedisBloom 8 gives them: each command
 //! is in `@read` or `@write`, `@fast` for RESERVE, CARD and INFO, and in its family's module
 //! category (`@bloom`, `@cuckoo`); BF.IMPORT and BF.EXPORT, which RedisBloom lacks, follow the
 //! same rule (`@write`, `@read`). Checked by what users with category rules may run, through
@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 40] = [
+const TABLE: [Row; 53] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -67,6 +67,19 @@ const TABLE: [Row; 40] = [
     write(&["CF.LOADCHUNK", "c3", "1", "not a header"], false),
     read(&["CF.INFO", "c"], true),
     read(&["CF.DEBUG", "c"], false),
+    write(&["CMS.INITBYDIM", "m2", "10", "2"], true),
+    write(&["CMS.INITBYPROB", "m3", "0.1", "0.1"], true),
+    write(&["CMS.INCRBY", "m", "x", "1"], false),
+    read(&["CMS.QUERY", "m", "x"], false),
+    write(&["CMS.MERGE", "m", "1", "m"], false),
+    read(&["CMS.INFO", "m"], true),
+    write(&["TOPK.RESERVE", "t2", "2"], true),
+    write(&["TOPK.ADD", "t", "x"], false),
+    write(&["TOPK.INCRBY", "t", "x", "1"], false),
+    read(&["TOPK.QUERY", "t", "x"], false),
+    read(&["TOPK.COUNT", "t", "x"], false),
+    read(&["TOPK.LIST", "t"], false),
+    read(&["TOPK.INFO", "t"], true),
     // The counting Bloom filters (rsbloom's own): BF's rule.
     write(&["CBF.RESERVE", "cb2", "0.01", "100"], true),
     write(&["CBF.ADD", "cb", "x"], false),
@@ -99,6 +112,10 @@ impl Row {
     fn family(&self) -> &'static str {
         if self.call[0].starts_with("BF.") {
             "bloom"
+        } else if self.call[0].starts_with("CMS.") {
+            "cms"
+        } else if self.call[0].starts_with("TOPK.") {
+            "topk"
         } else if self.call[0].starts_with("CBF.") {
             "cbf"
         } else {
@@ -158,7 +175,13 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
     }
     Ok(texts(&reply)
         .into_iter()
-        .filter(|c| c.starts_with("bf.") || c.starts_with("cf.") || c.starts_with("cbf."))
+        .filter(|c| {
+            c.starts_with("bf.")
+                || c.starts_with("cf.")
+                || c.starts_with("cms.")
+                || c.starts_with("topk.")
+                || c.starts_with("cbf.")
+        })
         .collect())
 }
 
@@ -202,7 +225,7 @@ fn every_command_is_granted_by_its_categories() {
     let server = &acls.server;
 
     // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
-    // for its 25 commands: 13 in @read, 12 in @write, 5 in @fast.
+    // for its 38 BF, CF, CMS and TOPK commands: 19 in @read, 19 in @write, 10 in @fast.
     let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
     let module = texts(&raw(
         &mut admin,
@@ -214,12 +237,14 @@ fn every_command_is_granted_by_its_categories() {
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
-        (13, 12, 5),
+        (19, 19, 10),
         "RedisBloom's (@read, @write, @fast) totals"
     );
 
     expect_ok(&mut admin, &["BF.RESERVE", "b", "0.01", "100"]);
     expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
+    expect_ok(&mut admin, &["CMS.INITBYDIM", "m", "10", "2"]);
+    expect_ok(&mut admin, &["TOPK.RESERVE", "t", "2"]);
     expect_ok(&mut admin, &["CBF.RESERVE", "cb", "0.01", "100"]);
 
     let users = [
@@ -235,6 +260,13 @@ fn every_command_is_granted_by_its_categories() {
             "cuckoo",
             &["-@all", "+@cuckoo"],
             |r| r.family() == "cuckoo",
+            false,
+        ),
+        user("cms", &["-@all", "+@cms"], |r| r.family() == "cms", false),
+        user(
+            "topk",
+            &["-@all", "+@topk"],
+            |r| r.family() == "topk",
             false,
         ),
         user(
@@ -256,7 +288,7 @@ fn every_command_is_granted_by_its_categories() {
         let module_rule = u
             .rules
             .iter()
-            .any(|r| r == "+@bloom" || r == "+@cuckoo" || r == "+@cbf");
+            .any(|r| ["+@bloom", "+@cuckoo", "+@cms", "+@topk", "+@cbf"].contains(&r.as_str()));
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
             let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
@@ -354,7 +386,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "cbf"] {
+    for family in ["bloom", "cuckoo", "cms", "topk", "cbf"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -363,9 +395,11 @@ fn command_info_and_acl_cat_list_the_categories() {
     }
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
-    for category in ["read", "write", "fast", "bloom", "cuckoo", "cbf"] {
+    for category in [
+        "read", "write", "fast", "bloom", "cuckoo", "cms", "topk", "cbf",
+    ] {
         let got = listed(&mut con, category);
-        let module_category = ["bloom", "cuckoo", "cbf"].contains(&category);
+        let module_category = ["bloom", "cuckoo", "cms", "topk", "cbf"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,
@@ -392,7 +426,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         let redisbloom = |set: &BTreeSet<String>| set.iter().filter(|c| !rsbloom_only(c)).count();
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
-            (13, 12, 5),
+            (19, 19, 10),
             "{server}: RedisBloom's commands in (@read, @write, @fast)"
         );
     }

@@ -1,0 +1,147 @@
+//! The Count-Min Sketch command rows (`CMS.*`): one `static` per command, its name written
+//! only here, what the family's commands share, and the family's list. Flags and built-in
+//! ACL categories are RedisBloom 8.2.3's (`COMMAND INFO`); the key specs say what each
+//! command does with its keys, CMS.MERGE's sources included (RedisBloom declares only the
+//! destination).
+
+use super::{create, info, merge, update};
+use crate::commands::row::{
+    arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
+};
+use crate::info::CMS;
+
+/// The CMS commands' ACL category (on servers with module categories, 7.2+) and INFO
+/// counters.
+static FAMILY: CommandFamily = CommandFamily {
+    acl: c"cms",
+    counters: &CMS,
+};
+
+/// The family's commands, in COMMAND DOCS order.
+pub static COMMANDS: &[&Command] = &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO];
+
+pub static INITBYDIM: Command = Command {
+    name: c"cms.initbydim",
+    callback: callback!(INITBYDIM => create::initbydim),
+    flags: c"write deny-oom",
+    summary: c"Creates a Count-Min Sketch of the given width and depth",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(4),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        arg(c"width", Kind::Integer),
+        arg(c"depth", Kind::Integer),
+    ],
+    acl: Acl::WriteFast,
+    family: &FAMILY,
+};
+
+pub static INITBYPROB: Command = Command {
+    name: c"cms.initbyprob",
+    callback: callback!(INITBYPROB => create::initbyprob),
+    flags: c"write deny-oom",
+    summary: c"Creates a Count-Min Sketch sized for an overestimation and a probability",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(4),
+    access: Access::Insert,
+    args: &[
+        KEY,
+        arg(c"error", Kind::Double),
+        arg(c"probability", Kind::Double),
+    ],
+    acl: Acl::WriteFast,
+    family: &FAMILY,
+};
+
+pub static INCRBY: Command = Command {
+    name: c"cms.incrby",
+    callback: callback!(INCRBY => update::incrby),
+    flags: c"write deny-oom",
+    summary: c"Increases the counts of items in a Count-Min Sketch",
+    complexity: c"O(n * d), n items, d the depth",
+    arity: Arity::AtLeast(4),
+    access: Access::Update,
+    args: &[
+        KEY,
+        ArgDoc {
+            multiple: true,
+            sub: &[arg(c"item", Kind::Text), arg(c"increment", Kind::Integer)],
+            ..arg(c"items", Kind::Block)
+        },
+    ],
+    acl: Acl::Write,
+    family: &FAMILY,
+};
+
+pub static QUERY: Command = Command {
+    name: c"cms.query",
+    callback: callback!(QUERY => update::query),
+    flags: c"readonly",
+    summary: c"Returns the estimated counts of items in a Count-Min Sketch",
+    complexity: c"O(n * d), n items, d the depth",
+    arity: Arity::AtLeast(3),
+    access: Access::ReadData,
+    args: &[KEY, items(c"item")],
+    acl: Acl::Read,
+    family: &FAMILY,
+};
+
+/// CMS.MERGE's callback: it answers the server's requests for its keys' positions (flag
+/// `getkeys-api`: Redis 7.0's cluster finds a module command's keys only this way, later
+/// servers read the key specs), and otherwise runs the command.
+extern "C" fn merge_callback(
+    ctx: *mut redis_module::raw::RedisModuleCtx,
+    argv: *mut *mut redis_module::raw::RedisModuleString,
+    argc: std::ffi::c_int,
+) -> std::ffi::c_int {
+    // SAFETY: these are the arguments Redis passed to this callback.
+    unsafe {
+        if merge::key_positions(ctx, argv, argc) {
+            return redis_module::raw::REDISMODULE_OK as std::ffi::c_int;
+        }
+        crate::commands::run(ctx, argv, argc, &MERGE, merge::merge)
+    }
+}
+
+pub static MERGE: Command = Command {
+    name: c"cms.merge",
+    callback: merge_callback,
+    flags: c"write deny-oom getkeys-api",
+    summary: c"Sets a Count-Min Sketch to the weighted sum of sketches of its dimensions",
+    complexity: c"O(n * w * d), n sources, w the width, d the depth",
+    arity: Arity::AtLeast(4),
+    access: Access::MergeInto,
+    args: &[
+        arg(c"destination", Kind::Key),
+        arg(c"numkeys", Kind::Integer),
+        ArgDoc {
+            multiple: true,
+            ..arg(c"source", Kind::Key)
+        },
+        ArgDoc {
+            token: Some(c"WEIGHTS"),
+            optional: true,
+            sub: &[ArgDoc {
+                multiple: true,
+                ..arg(c"weight", Kind::Integer)
+            }],
+            ..arg(c"weights", Kind::Block)
+        },
+    ],
+    acl: Acl::Write,
+    family: &FAMILY,
+};
+
+pub static INFO: Command = Command {
+    name: c"cms.info",
+    callback: callback!(INFO => info::info),
+    flags: c"readonly",
+    summary: c"Returns a Count-Min Sketch's width, depth and total count",
+    complexity: c"O(1)",
+    arity: Arity::Exactly(2),
+    access: Access::Read,
+    args: &[KEY],
+    acl: Acl::ReadFast,
+    family: &FAMILY,
+};

@@ -1,0 +1,56 @@
+//! CMS.INCRBY key item increment [item increment ...] and CMS.QUERY key item [item ...]
+
+use rsbloom_core::cms::CountMinSketch;
+use rsbloom_core::error::{Error, Result};
+
+use super::sketch;
+use crate::commands::grammar::integer;
+use crate::commands::key::{open_read, open_write};
+use crate::commands::reply::Reply;
+use crate::commands::Call;
+
+/// CMS.INCRBY: every increment is read (an integer, not negative) before any is applied;
+/// each item's element is its estimate after the increment, or `CMS: INCRBY overflow` when
+/// that estimate is saturated (the counters are updated all the same).
+pub fn incrby(call: &Call) -> Result<Reply> {
+    let args = call.args;
+    if args.len() % 2 == 1 {
+        return Err(call.wrong_arity());
+    }
+    let key = open_write(call);
+    sketch(&key)?;
+    let mut pairs = Vec::with_capacity((args.len() - 2) / 2);
+    for pair in args[2..].chunks_exact(2) {
+        let value = integer(&pair[1]).ok_or(Error::CmsCannotParseNumber)?;
+        if value < 0 {
+            return Err(Error::CmsNegativeNumber);
+        }
+        pairs.push((pair[0].as_slice(), value as u64));
+    }
+    let mut cms = key
+        .write::<CountMinSketch>()?
+        .ok_or(Error::CmsKeyNotFound)?;
+    let replies = pairs
+        .into_iter()
+        .map(|(item, value)| match cms.incr_by(item, value) {
+            Ok(estimate) => Reply::Int(estimate as i64),
+            Err(e) => Reply::Error(e),
+        })
+        .collect();
+    drop(cms);
+    call.ctx.replicate_verbatim();
+    call.notify();
+    Ok(Reply::Array(replies))
+}
+
+/// CMS.QUERY: each item's estimate.
+pub fn query(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let cms = sketch(&key)?;
+    Ok(Reply::Array(
+        call.args[2..]
+            .iter()
+            .map(|item| Reply::Int(cms.query(item.as_slice()) as i64))
+            .collect(),
+    ))
+}
