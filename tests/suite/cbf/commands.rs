@@ -83,7 +83,7 @@ fn info_fields() {
         size > counters && size < counters + 256,
         "{size} {counters}"
     );
-    assert_eq!(memory_usage(&mut c, "k") >= size, true);
+    assert!(memory_usage(&mut c, "k") >= size);
     assert_eq!(as_text(&info[3].1), "0.001");
     // The counters are those of an RSbloom-- layer held under 0.001: Guava's words for
     // 0.0009 or a little more.

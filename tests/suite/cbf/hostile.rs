@@ -141,7 +141,7 @@ fn hostile_restores_never_crash() {
     assert!(refused_before >= cases.len() as i64);
 
     // Seeded mutations of the real DUMP body: 3,000 payloads.
-    let mut rng = Rng::new(0xC0FF_EE);
+    let mut rng = Rng::new(0x00C0_FFEE);
     let body = &dump[..dump.len() - 10];
     let mut accepted = 0;
     for round in 0..3000 {

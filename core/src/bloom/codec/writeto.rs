@@ -193,7 +193,7 @@ pub fn header_for(k: u32, bit_size: u64) -> Result<Header> {
     // Validated parameters hold whole words; Guava counts them in an int.
     let words = u32::try_from(bit_size / 64)
         .ok()
-        .filter(|&w| w <= i32::MAX as u32 && w > 0 && bit_size % 64 == 0)
+        .filter(|&w| w <= i32::MAX as u32 && w > 0 && bit_size.is_multiple_of(64))
         .ok_or_else(|| Error::Unsupported("filter too large for Guava".into()))?;
     Ok(Header { k, words })
 }
