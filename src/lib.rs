@@ -27,6 +27,7 @@ use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
 use datatype::counting::COUNTING_TYPE;
 use datatype::cuckoo::CUCKOO_TYPE;
+use datatype::tdigest::TDIGEST_TYPE;
 use datatype::topk::TOPK_TYPE;
 
 /// The version `MODULE LIST` reports: that of the RedisBloom release whose commands, replies
@@ -64,7 +65,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, COUNTING_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE],
     init: init,
     configurations: [
         i64: [

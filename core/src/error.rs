@@ -154,6 +154,37 @@ pub enum Error {
     TopkBadIncrement,
     /// TOPK.LIST's optional word is not WITHCOUNT.
     TopkWithcountExpected,
+    // t-digest (TDIGEST.*), RedisBloom 8's texts (all `ERR T-Digest: ...`).
+    /// TDIGEST.CREATE on an existing t-digest.
+    TdKeyExists,
+    /// A t-digest command on a missing key (a source of TDIGEST.MERGE included).
+    TdKeyMissing,
+    /// CREATE's third word is not COMPRESSION; MERGE's extra words hold no option.
+    TdWrongKeyword,
+    TdBadCompression,
+    TdCompressionRange,
+    /// A compression whose node arrays overflow the address space or RedisBloom's `int`
+    /// capacity (RedisBloom 8 fails the allocation; 2.8 aborts).
+    TdAllocFailed,
+    /// The same for TDIGEST.MERGE's destination.
+    TdMergeAllocFailed,
+    TdBadValue,
+    TdValueNotFinite,
+    TdBadNumkeys,
+    TdNumkeysRange,
+    TdBadQuantile,
+    TdQuantileRange,
+    TdBadCdf,
+    /// RANK / REVRANK value not a number.
+    TdBadRankValue,
+    TdBadRank,
+    TdRankRange,
+    TdBadLowCut,
+    TdBadHighCut,
+    TdCutRange,
+    TdCutOrder,
+    /// Weights over 2^63 - 1, or no room left in the node buffer.
+    TdOverflow,
     // Counting Bloom filters (CBF.*); the BF texts serve where they apply.
     /// CBF.RESERVE's COUNTERBITS is its last word.
     CbfNoCounterBits,
@@ -271,6 +302,43 @@ impl fmt::Display for Error {
                 "and smaller or equal to 100,000"
             )),
             Error::TopkWithcountExpected => f.write_str("WITHCOUNT keyword expected"),
+            // t-digest: RedisBloom 8's texts.
+            Error::TdKeyExists => f.write_str("ERR T-Digest: key already exists"),
+            Error::TdKeyMissing => f.write_str("ERR T-Digest: key does not exist"),
+            Error::TdWrongKeyword => f.write_str("ERR T-Digest: wrong keyword"),
+            Error::TdBadCompression => {
+                f.write_str("ERR T-Digest: error parsing compression parameter")
+            }
+            Error::TdCompressionRange => {
+                f.write_str("ERR T-Digest: compression parameter needs to be a positive integer")
+            }
+            Error::TdAllocFailed => f.write_str("ERR T-Digest: allocation failed"),
+            Error::TdMergeAllocFailed => {
+                f.write_str("ERR T-Digest: allocation of destination digest failed")
+            }
+            Error::TdBadValue => f.write_str("ERR T-Digest: error parsing val parameter"),
+            Error::TdValueNotFinite => {
+                f.write_str("ERR T-Digest: val parameter needs to be a finite number")
+            }
+            Error::TdBadNumkeys => f.write_str("ERR T-Digest: error parsing numkeys"),
+            Error::TdNumkeysRange => {
+                f.write_str("ERR T-Digest: numkeys needs to be a positive integer")
+            }
+            Error::TdBadQuantile => f.write_str("ERR T-Digest: error parsing quantile"),
+            Error::TdQuantileRange => f.write_str("ERR T-Digest: quantile should be in [0,1]"),
+            Error::TdBadCdf => f.write_str("ERR T-Digest: error parsing cdf"),
+            Error::TdBadRankValue => f.write_str("ERR T-Digest: error parsing value"),
+            Error::TdBadRank => f.write_str("ERR T-Digest: error parsing rank"),
+            Error::TdRankRange => f.write_str("ERR T-Digest: rank needs to be non negative"),
+            Error::TdBadLowCut => f.write_str("ERR T-Digest: error parsing low_cut_percentile"),
+            Error::TdBadHighCut => f.write_str("ERR T-Digest: error parsing high_cut_percentile"),
+            Error::TdCutRange => f.write_str(
+                "ERR T-Digest: low_cut_percentile and high_cut_percentile should be in [0,1]",
+            ),
+            Error::TdCutOrder => f.write_str(
+                "ERR T-Digest: low_cut_percentile should be lower than high_cut_percentile",
+            ),
+            Error::TdOverflow => f.write_str("ERR T-Digest: overflow detected"),
             // Counting Bloom filters: rsbloom's own, in the BF family's style.
             Error::CbfNoCounterBits => f.write_str("ERR no counter bits"),
             Error::CbfCounterBits => f.write_str("ERR counter bits must be 4 or 8"),

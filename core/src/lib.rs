@@ -14,6 +14,7 @@ pub mod error;
 pub mod fields;
 pub mod hash;
 pub mod memory;
+pub mod tdigest;
 pub mod topk;
 
 #[cfg(any(test, feature = "testkit"))]

@@ -8,5 +8,6 @@ mod vectors {
     mod cuckoo;
     mod guava;
     mod redisbloom;
+    mod tdigest;
     mod topk;
 }

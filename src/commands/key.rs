@@ -46,6 +46,16 @@ pub fn open_write(call: &Call) -> Key {
     ))
 }
 
+/// Opens the key named by argument `name` (a source of a MERGE), for reading and, with
+/// `write`, writing.
+pub fn open_named(call: &Call, name: &super::argv::Arg, write: bool) -> Key {
+    let mode = match write {
+        true => raw::KeyMode::READ | raw::KeyMode::WRITE,
+        false => raw::KeyMode::READ,
+    };
+    Key(raw::open_key(call.ctx.ctx, name.raw(), mode))
+}
+
 /// The server's handle of a type. Read without the cell's borrow bookkeeping: it is written
 /// once, while the module loads, before any command runs.
 fn raw_type(t: &RedisType) -> *mut raw::RedisModuleType {

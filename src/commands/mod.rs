@@ -26,6 +26,7 @@ pub mod key;
 pub mod register;
 pub mod reply;
 pub mod row;
+pub mod tdigest;
 pub mod topk;
 
 /// One call of a command: the server context, the whole argv (name included, its count

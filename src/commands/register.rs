@@ -9,7 +9,7 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cbf, cf, cms, topk};
+use super::{bf, cbf, cf, cms, tdigest, topk};
 
 /// Every family's commands.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -17,6 +17,7 @@ pub static FAMILIES: &[&[&Command]] = &[
     cf::rows::COMMANDS,
     cms::rows::COMMANDS,
     topk::rows::COMMANDS,
+    tdigest::rows::COMMANDS,
     cbf::rows::COMMANDS,
 ];
 

@@ -8,6 +8,7 @@ pub mod bloom;
 pub mod cms;
 pub mod counting;
 pub mod cuckoo;
+pub mod tdigest;
 pub mod topk;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -70,6 +71,10 @@ pub trait ValueType: 'static {
     /// Reads a value written at `encver`, refusing anything over `limit` bytes before
     /// allocating it.
     fn load(src: &mut dyn FieldSource, encver: i32, limit: u64) -> Result<Self::Value>;
+    /// Called on the value before [`ValueType::save`] writes it (RDB save, DUMP, the AOF
+    /// rewrite's DUMP): a type whose save changes its value (the t-digest compresses, as
+    /// RedisBloom's does) does it here, in place.
+    fn before_save(_value: &mut Self::Value) {}
     fn save(value: &Self::Value, out: &mut dyn FieldSink);
     /// Hands each `(iterator, data)` chunk of the value's dump, none over `max_chunk` bytes,
     /// to `emit`, in the order `LOADCHUNK` must replay them ([`Rewrite::LoadChunks`] only).
@@ -192,8 +197,13 @@ extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int)
 }
 
 extern "C" fn rdb_save<T: ValueType>(io: *mut raw::RedisModuleIO, value: *mut c_void) {
-    let value = unsafe { value_of::<T>(value) };
-    if catch_unwind(AssertUnwindSafe(|| T::save(value, &mut IoSink(io)))).is_err() {
+    // SAFETY: as `value_of`; the server hands the value to this callback alone.
+    let value = unsafe { &mut *value.cast::<T::Value>() };
+    let save = || {
+        T::before_save(value);
+        T::save(value, &mut IoSink(io))
+    };
+    if catch_unwind(AssertUnwindSafe(save)).is_err() {
         log_io(io, "bf: panic while saving a filter");
     }
 }

@@ -19,4 +19,5 @@ mod cbf;
 mod cms;
 mod cuckoo;
 mod server;
+mod tdigest;
 mod topk;

@@ -54,7 +54,7 @@ pub fn dims_from_prob(error: f64, prob: f64) -> Result<(u64, u64)> {
     }
     let width = (2.0 / error).ceil();
     let depth = ((prob as f32).log10() / 0.5f32.log10()).ceil() as f64;
-    let fits = |v: f64| v.is_finite() && v >= 1.0 && v < 9_223_372_036_854_775_808.0;
+    let fits = |v: f64| (1.0..9_223_372_036_854_775_808.0).contains(&v);
     if !fits(width) || !fits(depth) {
         return Err(Error::CmsInvalidInit);
     }
@@ -132,8 +132,14 @@ impl CountMinSketch {
     /// The counter of `item` in row `row`.
     #[inline]
     fn cell(&self, item: &[u8], row: u64) -> usize {
-        let hash = murmur2(item, row as u32) as u64;
-        (hash % self.width + row * self.width) as usize
+        let hash = murmur2(item, row as u32);
+        // The same remainder as RedisBloom's 64-bit one, by a 32-bit division where the
+        // width allows (every width under the default limit).
+        let column = match u32::try_from(self.width) {
+            Ok(width) => (hash % width) as u64,
+            Err(_) => hash as u64 % self.width,
+        };
+        (column + row * self.width) as usize
     }
 
     /// Adds `value` to `item`'s counter in every row and to the total; returns the item's

@@ -57,6 +57,15 @@ fn dimensions_from_probabilities_are_redisbloom_s() {
     assert_eq!(dims_from_prob(1e-300, 0.5), Err(Error::CmsInvalidInit));
     assert_eq!(dims_from_prob(0.5, 1e-300), Err(Error::CmsInvalidInit));
     assert_eq!(dims_from_prob(1e-12, 0.5), Ok((2_000_000_000_000, 1)));
+    // Measured on RedisBloom 8.2.3: a probability that is 1 in single precision (depth 0),
+    // widths past 2^63, a denormal probability (log10f still finite).
+    assert_eq!(
+        dims_from_prob(0.5, 0.9999999999),
+        Err(Error::CmsInvalidInit)
+    );
+    assert_eq!(dims_from_prob(1e-19, 0.5), Err(Error::CmsInvalidInit));
+    assert_eq!(dims_from_prob(1e-310, 0.5), Err(Error::CmsInvalidInit));
+    assert_eq!(dims_from_prob(0.5, 1e-40), Ok((4, 133)));
 }
 
 #[test]

@@ -68,6 +68,23 @@ pub const REDISBLOOM_CMS_CONFIGS: [&str; 10] = [
     "errors",
 ];
 
+/// The t-digest configurations of `tests/vectors/redisbloom-tdigest/`.
+pub const REDISBLOOM_TDIGEST_CONFIGS: [&str; 13] = [
+    "empty",
+    "single",
+    "c100",
+    "c1",
+    "c10",
+    "c1000",
+    "c5000",
+    "values",
+    "merge",
+    "reset",
+    "dumpstate",
+    "resp3",
+    "errors",
+];
+
 /// The folder of one set of vectors: `tests/vectors/<set>` (`guava`, `redisbloom`,
 /// `redisbloom-cf`); the core crate sits one level below the repository root.
 pub fn dir(set: &str) -> PathBuf {

@@ -7,6 +7,7 @@ pub mod counting;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;
+pub mod tdigest;
 pub mod topk;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.

@@ -84,6 +84,48 @@ const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
     ("cms.info", 2, &["readonly"], &["RO"]),
 ];
 
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; arities
+/// are the real ones (RedisBloom declares -1 for every t-digest command). TDIGEST.MERGE is
+/// also `movablekeys` (its sources, in a second key spec, checked apart).
+const TD_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
+    (
+        "tdigest.create",
+        -2,
+        &["write", "denyoom"],
+        &["RW", "insert"],
+    ),
+    ("tdigest.add", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("tdigest.reset", 2, &["write", "denyoom"], &["RW", "update"]),
+    (
+        "tdigest.merge",
+        -4,
+        &["write", "denyoom", "movablekeys"],
+        &["RW", "update"],
+    ),
+    ("tdigest.min", 2, &["readonly"], &["RO", "access"]),
+    ("tdigest.max", 2, &["readonly"], &["RO", "access"]),
+    ("tdigest.quantile", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.cdf", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.rank", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.revrank", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.byrank", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.byrevrank", -3, &["readonly"], &["RO", "access"]),
+    ("tdigest.trimmed_mean", 4, &["readonly"], &["RO", "access"]),
+    ("tdigest.info", 2, &["readonly"], &["RO"]),
+];
+
+/// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags (TOPK.COUNT
+/// `readonly` as in 8; 2.8 marked it `write`), the real arities.
+const TOPK_COMMANDS: [(&str, i64, &[&str], &[&str]); 7] = [
+    ("topk.reserve", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("topk.add", -3, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.incrby", -4, &["write", "denyoom"], &["RW", "update"]),
+    ("topk.query", -3, &["readonly"], &["RO", "access"]),
+    ("topk.count", -3, &["readonly"], &["RO", "access"]),
+    ("topk.list", -2, &["readonly"], &["RO", "access"]),
+    ("topk.info", 2, &["readonly"], &["RO"]),
+];
+
 /// Every command of the module as (name, arity, flags besides `module`, key spec flags).
 fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
     let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
@@ -104,7 +146,13 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
     let cms = CMS_COMMANDS
         .iter()
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
-    bf.chain(cf).chain(cms).collect()
+    let td = TD_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    let topk = TOPK_COMMANDS
+        .iter()
+        .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
+    bf.chain(cf).chain(cms).chain(topk).chain(td).collect()
 }
 
 /// The text of a simple or bulk string.
@@ -180,7 +228,8 @@ fn command_info_declares_arity_flags_and_key_specs() {
             assert_eq!(field(&keynum, "firstkey"), Value::Int(1));
             assert_eq!(field(&keynum, "keystep"), Value::Int(1));
         } else {
-            assert_eq!(specs.len(), 1, "{name}: key specs {specs:?}");
+            let count = if name == "tdigest.merge" { 2 } else { 1 };
+            assert_eq!(specs.len(), count, "{name}: key specs {specs:?}");
         }
         let spec = &specs[0];
         assert_eq!(
@@ -281,7 +330,7 @@ fn command_docs_describe_every_command() {
             Value::Int(0),
             "{name}: key spec index"
         );
-        if name == "cms.merge" {
+        if name == "cms.merge" || name == "tdigest.merge" {
             // The sources document the second key spec.
             let sources = &arguments[2];
             assert_eq!(text(&field(sources, "name")), "source");

@@ -61,6 +61,23 @@ fn sizes_past_the_limit_are_refused_before_allocating() {
         &["CMS.INITBYPROB", "k", "0.5", "1e-300"],
         "CMS: invalid init arguments",
     );
+    // Measured on RedisBloom 8.2.3.
+    for (args, error) in [
+        (
+            ["CMS.INITBYDIM", "k", "4611686018427387903", "1"],
+            "CMS: Insufficient memory to create the key",
+        ),
+        (
+            ["CMS.INITBYPROB", "k", "0.5", "0.9999999999"],
+            "CMS: invalid init arguments",
+        ),
+        (
+            ["CMS.INITBYPROB", "k", "1e-19", "0.5"],
+            "CMS: invalid init arguments",
+        ),
+    ] {
+        expect_err(&mut c, &args, error);
+    }
     // The exact limit is accepted, one byte less is not.
     config_set(&mut c, "bf.max-filter-bytes", "4032");
     expect_ok(&mut c, &["CMS.INITBYDIM", "fits", "100", "10"]);
@@ -185,6 +202,15 @@ fn cluster_mode_checks_every_merge_key() {
         err_of(&v).is_some_and(|e| e.starts_with("CROSSSLOT")),
         "{v:?}"
     );
+    // Counts the keys API cannot use leave the destination alone as the key; the command
+    // then answers its own error.
+    for (numkeys, error) in [
+        ("x", "CMS: invalid numkeys"),
+        ("-1", "CMS: Number of keys must be positive"),
+        ("5", "CMS: wrong number of keys"),
+    ] {
+        expect_err(&mut c, &["CMS.MERGE", "{t}d", numkeys, "{t}a", "x"], error);
+    }
 }
 
 #[test]
@@ -271,4 +297,39 @@ fn writes_emit_keyspace_events() {
             "p:del"
         ]
     );
+}
+
+/// `INFO bf_cms` follows the sketches: keys, their memory (as MEMORY USAGE counts it) and the
+/// sum of their totals, through creation, increments, merges, copies, loads and deletion.
+#[test]
+fn info_counts_sketches() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let figures = |c: &mut Connection| -> Vec<i64> {
+        ["keys", "memory_bytes", "items"]
+            .iter()
+            .map(|f| {
+                info_field(c, "bf_cms", &format!("bf_cms_{f}"))
+                    .unwrap_or_else(|| panic!("no bf_cms_{f}"))
+                    .parse()
+                    .expect("number")
+            })
+            .collect()
+    };
+    assert_eq!(figures(&mut c), vec![0, 0, 0]);
+    expect_ok(&mut c, &["CMS.INITBYDIM", "a", "100", "5"]);
+    expect_ok(&mut c, &["CMS.INITBYPROB", "b", "0.02", "0.03125"]);
+    raw(&mut c, &["CMS.INCRBY", "a", "x", "5", "y", "7"]);
+    let one = 32 + 4 * 500;
+    assert_eq!(figures(&mut c), vec![2, 2 * one, 12]);
+    expect_ok(
+        &mut c,
+        &["CMS.MERGE", "b", "2", "a", "a", "WEIGHTS", "2", "1"],
+    );
+    assert_eq!(figures(&mut c), vec![2, 2 * one, 12 + 36]);
+    expect_int(&mut c, &["COPY", "a", "c"], 1);
+    expect_ok(&mut c, &["DEBUG", "RELOAD"]);
+    assert_eq!(figures(&mut c), vec![3, 3 * one, 12 + 36 + 12]);
+    expect_int(&mut c, &["DEL", "a", "b", "c"], 3);
+    assert_eq!(figures(&mut c), vec![0, 0, 0]);
 }

@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 53] = [
+const TABLE: [Row; 67] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -80,6 +80,20 @@ const TABLE: [Row; 53] = [
     read(&["TOPK.COUNT", "t", "x"], false),
     read(&["TOPK.LIST", "t"], false),
     read(&["TOPK.INFO", "t"], true),
+    write(&["TDIGEST.CREATE", "t2"], true),
+    write(&["TDIGEST.ADD", "t", "1"], false),
+    write(&["TDIGEST.RESET", "t3"], true),
+    write(&["TDIGEST.MERGE", "t4", "1", "t"], false),
+    read(&["TDIGEST.MIN", "t"], true),
+    read(&["TDIGEST.MAX", "t"], true),
+    read(&["TDIGEST.QUANTILE", "t", "0.5"], true),
+    read(&["TDIGEST.CDF", "t", "1"], true),
+    read(&["TDIGEST.RANK", "t", "1"], true),
+    read(&["TDIGEST.REVRANK", "t", "1"], true),
+    read(&["TDIGEST.BYRANK", "t", "1"], true),
+    read(&["TDIGEST.BYREVRANK", "t", "1"], true),
+    read(&["TDIGEST.TRIMMED_MEAN", "t", "0.1", "0.9"], false),
+    read(&["TDIGEST.INFO", "t"], true),
     // The counting Bloom filters (rsbloom's own): BF's rule.
     write(&["CBF.RESERVE", "cb2", "0.01", "100"], true),
     write(&["CBF.ADD", "cb", "x"], false),
@@ -116,6 +130,8 @@ impl Row {
             "cms"
         } else if self.call[0].starts_with("TOPK.") {
             "topk"
+        } else if self.call[0].starts_with("TDIGEST.") {
+            "tdigest"
         } else if self.call[0].starts_with("CBF.") {
             "cbf"
         } else {
@@ -180,6 +196,7 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
                 || c.starts_with("cf.")
                 || c.starts_with("cms.")
                 || c.starts_with("topk.")
+                || c.starts_with("tdigest.")
                 || c.starts_with("cbf.")
         })
         .collect())
@@ -226,6 +243,7 @@ fn every_command_is_granted_by_its_categories() {
 
     // The table is the module's whole command list, and RedisBloom's totals on Redis 8.2.3
     // for its 38 BF, CF, CMS and TOPK commands: 19 in @read, 19 in @write, 10 in @fast.
+    // for its 52 BF, CF, CMS, TOPK and TDIGEST commands: 29 in @read, 23 in @write, 21 in @fast.
     let names: BTreeSet<String> = TABLE.iter().map(Row::name).collect();
     let module = texts(&raw(
         &mut admin,
@@ -237,7 +255,7 @@ fn every_command_is_granted_by_its_categories() {
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
-        (19, 19, 10),
+        (29, 23, 21),
         "RedisBloom's (@read, @write, @fast) totals"
     );
 
@@ -270,6 +288,12 @@ fn every_command_is_granted_by_its_categories() {
             false,
         ),
         user(
+            "tdigest",
+            &["-@all", "+@tdigest"],
+            |r| r.family() == "tdigest",
+            false,
+        ),
+        user(
             "counting",
             &["-@all", "+@cbf"],
             |r| r.family() == "cbf",
@@ -285,10 +309,17 @@ fn every_command_is_granted_by_its_categories() {
         let mut setuser = vec!["ACL", "SETUSER", u.name, "on", ">pw", "~*"];
         setuser.extend(u.rules.iter().map(String::as_str));
         let reply = raw(&mut admin, &setuser);
-        let module_rule = u
-            .rules
-            .iter()
-            .any(|r| ["+@bloom", "+@cuckoo", "+@cms", "+@topk", "+@cbf"].contains(&r.as_str()));
+        let module_rule = u.rules.iter().any(|r| {
+            [
+                "+@bloom",
+                "+@cuckoo",
+                "+@cms",
+                "+@topk",
+                "+@tdigest",
+                "+@cbf",
+            ]
+            .contains(&r.as_str())
+        });
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
             let e = err_of(&reply).unwrap_or_else(|| panic!("{server}: {setuser:?}: {reply:?}"));
@@ -386,7 +417,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "cms", "topk", "cbf"] {
+    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest", "cbf"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -426,7 +457,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         let redisbloom = |set: &BTreeSet<String>| set.iter().filter(|c| !rsbloom_only(c)).count();
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
-            (19, 19, 10),
+            (29, 23, 21),
             "{server}: RedisBloom's commands in (@read, @write, @fast)"
         );
     }

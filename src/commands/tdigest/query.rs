@@ -1,0 +1,139 @@
+//! The t-digest queries: MIN, MAX, QUANTILE, CDF, RANK, REVRANK, BYRANK, BYREVRANK,
+//! TRIMMED_MEAN and INFO. The key is checked first, then every argument, then the digest
+//! answers (compressing its pending values first, as RedisBloom's queries do).
+
+use rsbloom_core::error::{Error, Result};
+
+use super::digest;
+use crate::commands::argv::Arg;
+use crate::commands::grammar;
+use crate::commands::key::open_read;
+use crate::commands::reply::Reply;
+use crate::commands::Call;
+
+fn doubles(values: impl Iterator<Item = f64>) -> Reply {
+    Reply::Array(values.map(Reply::Double).collect())
+}
+
+/// Every argument after the key through `parse`, in order; the first refusal is the reply.
+fn each<T>(call: &Call, parse: impl Fn(&Arg) -> Result<T>) -> Result<Vec<T>> {
+    call.args[2..].iter().map(parse).collect()
+}
+
+/// TDIGEST.MIN key: `nan` when empty.
+pub fn min(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    Ok(Reply::Double(digest(&key)?.min()))
+}
+
+/// TDIGEST.MAX key: `nan` when empty.
+pub fn max(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    Ok(Reply::Double(digest(&key)?.max()))
+}
+
+/// TDIGEST.QUANTILE key quantile [quantile ...]: each in [0, 1].
+pub fn quantile(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let mut d = digest(&key)?;
+    let qs = each(call, |a| {
+        let q = grammar::double(a).ok_or(Error::TdBadQuantile)?;
+        if !(0.0..=1.0).contains(&q) {
+            return Err(Error::TdQuantileRange);
+        }
+        Ok(q)
+    })?;
+    Ok(doubles(d.quantiles(&qs).into_iter()))
+}
+
+/// TDIGEST.CDF key value [value ...]
+pub fn cdf(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let mut d = digest(&key)?;
+    let values = each(call, |a| grammar::double(a).ok_or(Error::TdBadCdf))?;
+    Ok(doubles(values.into_iter().map(|v| d.cdf(v))))
+}
+
+fn rank_of(call: &Call, reverse: bool) -> Result<Reply> {
+    let key = open_read(call);
+    let mut d = digest(&key)?;
+    let values = each(call, |a| {
+        grammar::double(a)
+            .filter(|v| !v.is_nan())
+            .ok_or(Error::TdBadRankValue)
+    })?;
+    Ok(Reply::Array(
+        values
+            .into_iter()
+            .map(|v| Reply::Int(d.rank(v, reverse)))
+            .collect(),
+    ))
+}
+
+/// TDIGEST.RANK key value [value ...]
+pub fn rank(call: &Call) -> Result<Reply> {
+    rank_of(call, false)
+}
+
+/// TDIGEST.REVRANK key value [value ...]
+pub fn revrank(call: &Call) -> Result<Reply> {
+    rank_of(call, true)
+}
+
+fn by_rank_of(call: &Call, reverse: bool) -> Result<Reply> {
+    let key = open_read(call);
+    let mut d = digest(&key)?;
+    let ranks = each(call, |a| {
+        let r = grammar::integer(a).ok_or(Error::TdBadRank)?;
+        if r < 0 {
+            return Err(Error::TdRankRange);
+        }
+        Ok(r)
+    })?;
+    Ok(doubles(ranks.into_iter().map(|r| d.by_rank(r, reverse))))
+}
+
+/// TDIGEST.BYRANK key rank [rank ...]
+pub fn byrank(call: &Call) -> Result<Reply> {
+    by_rank_of(call, false)
+}
+
+/// TDIGEST.BYREVRANK key rank [rank ...]
+pub fn byrevrank(call: &Call) -> Result<Reply> {
+    by_rank_of(call, true)
+}
+
+/// TDIGEST.TRIMMED_MEAN key low_cut_percentile high_cut_percentile
+pub fn trimmed_mean(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let mut d = digest(&key)?;
+    let low = grammar::double(&call.args[2]).ok_or(Error::TdBadLowCut)?;
+    let high = grammar::double(&call.args[3]).ok_or(Error::TdBadHighCut)?;
+    if !(0.0..=1.0).contains(&low) || !(0.0..=1.0).contains(&high) {
+        return Err(Error::TdCutRange);
+    }
+    if low >= high {
+        return Err(Error::TdCutOrder);
+    }
+    Ok(Reply::Double(d.trimmed_mean(low, high)))
+}
+
+/// TDIGEST.INFO key: nine figures (a flat array in RESP2, a map in RESP3).
+pub fn info(call: &Call) -> Result<Reply> {
+    let key = open_read(call);
+    let i = digest(&key)?.info();
+    let pairs = [
+        ("Compression", i.compression),
+        ("Capacity", i.capacity),
+        ("Merged nodes", i.merged_nodes),
+        ("Unmerged nodes", i.unmerged_nodes),
+        ("Merged weight", i.merged_weight),
+        ("Unmerged weight", i.unmerged_weight),
+        ("Observations", i.observations),
+        ("Total compressions", i.total_compressions),
+        ("Memory usage", i.memory_usage),
+    ];
+    Ok(Reply::Map(
+        pairs.into_iter().map(|(k, v)| (k, Reply::Int(v))).collect(),
+    ))
+}
