@@ -1,9 +1,11 @@
 //! Criterion benchmarks of the core: hashing, add and contains one at a time and in batches
 //! of 100 (prefetching on and off), on a cache-resident filter (~1 MB) and a memory-sized
-//! one (~1 GiB, half its bits set, like a filter at its designed load).
+//! one (~1 GiB, half its bits set, like a filter at its designed load); the counting filter's
+//! adds, lookups and deletes.
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme};
+use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::testkit::Rng;
 
 const NO_LIMIT: u64 = u64::MAX;
@@ -143,12 +145,63 @@ fn large(c: &mut Criterion) {
     filter_ops(c, "1GiB", 1 << 30);
 }
 
+/// The counting filter of 1,000,000 items at 0.01 (about 5 MB of 4-bit counters) at half
+/// its capacity: add, lookup and delete one at a time and in prefetching batches of 100.
+fn counting(c: &mut Criterion) {
+    let mut filter = CountingFilter::new(0.01, 1_000_000, 4, NO_LIMIT).expect("bench filter");
+    let mut rng = Rng(7);
+    for h in rng.hashes(500_000) {
+        filter.add_hash(h).expect("room");
+    }
+    let mut g = c.benchmark_group("counting/1M@0.01");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("contains/single", |b| {
+        b.iter_batched(
+            || rng.hashes(1)[0],
+            |h| filter.contains_hash(h),
+            BatchSize::SmallInput,
+        )
+    });
+    // An add then a delete of the same item, so the filter stays at half its capacity.
+    let mut work = filter.clone();
+    g.bench_function("add+delete/single", |b| {
+        b.iter_batched(
+            || rng.hashes(1)[0],
+            |h| {
+                let _ = work.add_hash(h);
+                work.delete_hash(h)
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function(format!("contains/batch{BATCH}/prefetch"), |b| {
+        b.iter_batched(
+            || rng.hashes(BATCH),
+            |hs| black_box(filter.contains_batch(&hs, true)),
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function(format!("add+delete/batch{BATCH}/prefetch"), |b| {
+        b.iter_batched(
+            || rng.hashes(BATCH),
+            |hs| {
+                work.add_batch(&hs, true, |r| {
+                    black_box(r.ok());
+                });
+                black_box(work.delete_batch(&hs, true))
+            },
+            BatchSize::SmallInput,
+        )
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3))
         .sample_size(30);
-    targets = hashing, small, large
+    targets = hashing, small, large, counting
 }
 criterion_main!(benches);

@@ -35,6 +35,12 @@ pub const CF_MAX_EXPANSIONS_LIMIT: i64 = cuckoo::meta::MAX_FILTERS as i64;
 /// The largest initial sizes, RedisBloom 8's (as its commands' capacity limits).
 pub const MAX_INITIAL_SIZE: i64 = 1 << 30;
 pub const CF_MAX_INITIAL_SIZE: i64 = 1 << 30;
+// Counting Bloom filters: what CBF.ADD / CBF.MADD create a missing key with.
+pub const DEFAULT_CBF_INITIAL_SIZE: i64 = 1000;
+pub const DEFAULT_CBF_COUNTER_BITS: i64 =
+    rsbloom_core::counting::filter::DEFAULT_COUNTER_BITS as i64;
+/// The largest counting filter initial size (as CBF.RESERVE's capacity limit).
+pub const CBF_MAX_INITIAL_SIZE: i64 = rsbloom_core::bloom::meta::MAX_CAPACITY as i64;
 /// The smallest cuckoo initial size (RedisBloom 8's: twice its smallest default bucket
 /// size).
 pub const CF_MIN_INITIAL_SIZE: i64 = 4;
@@ -82,6 +88,47 @@ pub static CF_INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CF_INITIAL_SIZE);
 pub static CF_MAX_ITERATIONS_CONFIG: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_ITERATIONS);
 pub static CF_EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_CF_EXPANSION);
 pub static CF_MAX_EXPANSIONS: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_EXPANSIONS);
+pub static CBF_ERROR_RATE: ErrorRate = ErrorRate(AtomicU64::new(0x3F84_7AE1_47AE_147B));
+pub static CBF_INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CBF_INITIAL_SIZE);
+pub static CBF_COUNTER_BITS: CounterBits = CounterBits(AtomicI64::new(DEFAULT_CBF_COUNTER_BITS));
+
+/// `bf.cbf-counter-bits`: 4 or 8, refused otherwise on every set.
+pub struct CounterBits(AtomicI64);
+
+/// Parses a counter width, 4 or 8, or says why not.
+fn parse_counter_bits(v: i64) -> Result<i64, String> {
+    match v {
+        4 | 8 => Ok(v),
+        _ => Err(format!("cbf-counter-bits must be 4 or 8, got {v}")),
+    }
+}
+
+impl ConfigurationValue<i64> for CounterBits {
+    fn get(&self, _: &ConfigurationContext) -> i64 {
+        self.0.load(Ordering::Relaxed)
+    }
+    fn set(&self, _: &ConfigurationContext, value: i64) -> Result<(), RedisError> {
+        let v = parse_counter_bits(value).map_err(RedisError::String)?;
+        self.0.store(v, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// What CBF.ADD / CBF.MADD create a missing key with.
+#[derive(Debug, Clone, Copy)]
+pub struct CbfDefaults {
+    pub error_rate: f64,
+    pub capacity: u64,
+    pub counter_bits: u32,
+}
+
+pub fn cbf_defaults() -> CbfDefaults {
+    CbfDefaults {
+        error_rate: CBF_ERROR_RATE.get(),
+        capacity: CBF_INITIAL_SIZE.load(Ordering::Relaxed) as u64,
+        counter_bits: CBF_COUNTER_BITS.0.load(Ordering::Relaxed) as u32,
+    }
+}
 
 enum_configuration! {
     /// How `bf.new-filter-format` spells the Bloom schemes (its values, hence lower case).
@@ -214,7 +261,8 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
 /// Applies `loadmodule` arguments: pairs of a config name (`error-rate`, `initial-size`,
 /// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, the cuckoo
 /// filters' `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`, `cf-expansion-factor`,
-/// `cf-max-expansions`, or RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
+/// `cf-max-expansions`, the counting filters' `cbf-error-rate`, `cbf-initial-size`,
+/// `cbf-counter-bits`, or RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
 /// `CF_MAX_EXPANSIONS`) and a value. Any bad pair fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
     if !args.len().is_multiple_of(2) {
@@ -271,6 +319,18 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 let v = parse_int(name, value, 1, CF_MAX_EXPANSIONS_LIMIT)?;
                 CF_MAX_EXPANSIONS.store(v, Ordering::Relaxed);
             }
+            "cbf-error-rate" => {
+                let p = parse_error_rate(value)?;
+                CBF_ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
+            }
+            "cbf-initial-size" => {
+                let v = parse_int(name, value, 1, CBF_MAX_INITIAL_SIZE)?;
+                CBF_INITIAL_SIZE.store(v, Ordering::Relaxed);
+            }
+            "cbf-counter-bits" => {
+                let v = parse_counter_bits(parse_int(name, value, 4, 8)?)?;
+                CBF_COUNTER_BITS.0.store(v, Ordering::Relaxed);
+            }
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }
@@ -302,6 +362,9 @@ mod tests {
             &["cf-bucket-size", "256"],
             &["cf-max-iterations", "0"],
             &["cf-expansion-factor", "32769"],
+            &["cbf-counter-bits", "5"],
+            &["cbf-error-rate", "0"],
+            &["cbf-initial-size", "0"],
         ] {
             assert!(apply_load_args(args).is_err(), "{args:?} accepted");
         }

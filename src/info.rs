@@ -104,8 +104,11 @@ pub static TOPK: Counters = Counters::new(c"topk");
 /// t-digests (`TDIS-TYPE` keys).
 pub static TDIGEST: Counters = Counters::new(c"tdigest");
 
+/// Counting Bloom filters (`RSbloomCB` keys).
+pub static CBF: Counters = Counters::new(c"cbf");
+
 /// Every family's counters, in INFO order.
-static FAMILIES: [&Counters; 5] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST];
+static FAMILIES: [&Counters; 6] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST, &CBF];
 
 fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
     let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldLongLong }) else {

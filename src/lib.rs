@@ -19,12 +19,13 @@ use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, RedisString, Status};
 
 use config::{
-    BATCH_PREFETCH, CF_BUCKET_SIZE, CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS,
-    CF_MAX_ITERATIONS_CONFIG, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
-    NEW_FILTER_FORMAT,
+    BATCH_PREFETCH, CBF_COUNTER_BITS, CBF_ERROR_RATE, CBF_INITIAL_SIZE, CF_BUCKET_SIZE,
+    CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS, CF_MAX_ITERATIONS_CONFIG, CHUNK_BYTES,
+    ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES, NEW_FILTER_FORMAT,
 };
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
+use datatype::counting::COUNTING_TYPE;
 use datatype::cuckoo::CUCKOO_TYPE;
 use datatype::tdigest::TDIGEST_TYPE;
 use datatype::topk::TOPK_TYPE;
@@ -64,7 +65,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE],
     init: init,
     configurations: [
         i64: [
@@ -77,9 +78,12 @@ redis_module! {
             ["cf-max-iterations", &CF_MAX_ITERATIONS_CONFIG, config::DEFAULT_CF_MAX_ITERATIONS, 1, config::CF_MAX_ITERATIONS, ConfigurationFlags::DEFAULT, None],
             ["cf-expansion-factor", &CF_EXPANSION, config::DEFAULT_CF_EXPANSION, 0, config::CF_MAX_EXPANSION, ConfigurationFlags::DEFAULT, None],
             ["cf-max-expansions", &CF_MAX_EXPANSIONS, config::DEFAULT_CF_MAX_EXPANSIONS, 1, config::CF_MAX_EXPANSIONS_LIMIT, ConfigurationFlags::DEFAULT, None],
+            ["cbf-initial-size", &CBF_INITIAL_SIZE, config::DEFAULT_CBF_INITIAL_SIZE, 1, config::CBF_MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
+            ["cbf-counter-bits", &CBF_COUNTER_BITS, config::DEFAULT_CBF_COUNTER_BITS, 4, 8, ConfigurationFlags::DEFAULT, None],
         ],
         string: [
             ["error-rate", &ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
+            ["cbf-error-rate", &CBF_ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
         ],
         bool: [
             ["batch-prefetch", &BATCH_PREFETCH, true, ConfigurationFlags::DEFAULT, None],

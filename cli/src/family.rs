@@ -1,4 +1,5 @@
-//! The families a transfer can carry. The sketches (Count-Min Sketch, Top-K, t-digest) travel
+//! The families a transfer can carry. The counting Bloom filters (`CBF.*`) go chunk by
+//! chunk like the Bloom filters, with their own header and commands. The sketches (Count-Min Sketch, Top-K, t-digest) travel
 //! whole as one DUMP payload (see `payload`). The two filter families share the SCANDUMP /
 //! LOADCHUNK protocol
 //! (header at iterator 1, each chunk's iterator = the previous one + its length) but not the
@@ -7,6 +8,8 @@
 //! from `CF.DEBUG` and no chunk follows (a filter with no items has no fingerprints).
 
 use rsbloom_core::bloom::codec::{mbbloom, native, scandump as bloom_scandump};
+use rsbloom_core::counting::codec as counting;
+use rsbloom_core::counting::filter::counter_bytes;
 use rsbloom_core::cuckoo::codec::{rdb, scandump as cuckoo_scandump};
 use rsbloom_core::cuckoo::meta::CuckooMeta;
 
@@ -16,6 +19,8 @@ use crate::fail::{fail, Fail, Result};
 pub enum Family {
     Bloom,
     Cuckoo,
+    /// Counting Bloom filters (`RSbloomCB`): SCANDUMP / LOADCHUNK as the Bloom filters.
+    Counting,
     /// Count-Min Sketch (`CMSk-TYPE`).
     Cms,
     /// Top-K (`TopK-TYPE`).
@@ -30,6 +35,7 @@ impl Family {
         match type_name {
             t if t == native::TYPE_NAME || t == mbbloom::TYPE_NAME => Ok(Family::Bloom),
             t if t == rdb::TYPE_NAME => Ok(Family::Cuckoo),
+            t if t == counting::TYPE_NAME => Ok(Family::Counting),
             "CMSk-TYPE" => Ok(Family::Cms),
             "TopK-TYPE" => Ok(Family::TopK),
             "TDIS-TYPE" => Ok(Family::TDigest),
@@ -45,6 +51,7 @@ impl Family {
         match self {
             Family::Bloom => "BF",
             Family::Cuckoo => "CF",
+            Family::Counting => "CBF",
             Family::Cms => "CMS",
             Family::TopK => "TOPK",
             Family::TDigest => "TDIGEST",
@@ -73,6 +80,7 @@ impl Family {
         match self {
             Family::Bloom => b'B',
             Family::Cuckoo => b'C',
+            Family::Counting => b'N',
             Family::Cms => b'M',
             Family::TopK => b'K',
             Family::TDigest => b'T',
@@ -83,6 +91,7 @@ impl Family {
         match tag {
             b'B' => Some(Family::Bloom),
             b'C' => Some(Family::Cuckoo),
+            b'N' => Some(Family::Counting),
             b'M' => Some(Family::Cms),
             b'K' => Some(Family::TopK),
             b'T' => Some(Family::TDigest),
@@ -98,6 +107,10 @@ impl Family {
             Family::Bloom => {
                 let meta = bloom_scandump::parse_header(header, u64::MAX)?;
                 Ok(meta.layers.iter().map(|l| l.bit_size / 8).sum())
+            }
+            Family::Counting => {
+                let meta = counting::decode_header(header, u64::MAX)?;
+                Ok(counter_bytes(meta.words, meta.counter_bits))
             }
             Family::Cuckoo => {
                 let meta = cuckoo_scandump::decode_header(header, u64::MAX)?;
@@ -168,11 +181,13 @@ mod tests {
         assert_eq!(Family::of_type("k", "CMSk-TYPE").unwrap(), Family::Cms);
         assert_eq!(Family::of_type("k", "TopK-TYPE").unwrap(), Family::TopK);
         assert_eq!(Family::of_type("k", "TDIS-TYPE").unwrap(), Family::TDigest);
+        assert_eq!(Family::of_type("k", "RSbloomCB").unwrap(), Family::Counting);
         assert!(Family::of_type("k", "string").is_err());
         assert!(Family::of_type("k", "none").is_err());
         for f in [
             Family::Bloom,
             Family::Cuckoo,
+            Family::Counting,
             Family::Cms,
             Family::TopK,
             Family::TDigest,

@@ -789,3 +789,46 @@ fn an_emptied_cuckoo_filter_keeps_its_shape() {
         assert!(dump_body_of(con, key) == body, "{key}: DUMP differs");
     }
 }
+
+/// Counting Bloom filters (RSbloomCB) go chunk by chunk like Bloom filters: dump, restore and
+/// copy give the very same value (DUMP body), family byte `N` in the file; export-guava is
+/// the Bloom filters' only (CBF.EXPORT gives a counting filter's Guava form).
+#[test]
+fn counting_filters_dump_restore_and_copy_byte_for_byte() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    let dir = TempDir::new();
+    for (key, bits, n) in [("c4", "4", 3000usize), ("c8", "8", 500), ("empty", "4", 0)] {
+        let reserve = raw(
+            &mut con,
+            &["CBF.RESERVE", key, "0.01", "4000", "COUNTERBITS", bits],
+        );
+        assert_eq!(reserve, redis::Value::Okay);
+        let mut cmd = redis::cmd("CBF.MADD");
+        cmd.arg(key).arg("hot");
+        for item in items(key, n) {
+            cmd.arg(item);
+        }
+        let _: redis::Value = cmd.query(&mut con).unwrap();
+        for _ in 0..20 {
+            raw(&mut con, &["CBF.ADD", key, "hot"]);
+        }
+        let file = dir.path().join(format!("{key}.dump"));
+        ok(&s.url(), &["dump", key, path_str(&file)]);
+        assert_eq!(fs::read(&file).unwrap()[9], b'N', "{key}: family byte");
+        let copy = format!("{key}:copy");
+        ok(&s.url(), &["restore", &copy, path_str(&file)]);
+        ok(&s.url(), &["copy", key, "--to", &t.url()]);
+        let want = dump_body_of(&mut con, key);
+        for (con, k) in [(&mut con, copy.as_str()), (&mut tcon, key)] {
+            assert_eq!(
+                raw(con, &["TYPE", k]),
+                redis::Value::SimpleString("RSbloomCB".into()),
+                "{k}"
+            );
+            assert!(dump_body_of(con, k) == want, "{k}: DUMP differs");
+        }
+    }
+}

@@ -185,6 +185,11 @@ pub enum Error {
     TdCutOrder,
     /// Weights over 2^63 - 1, or no room left in the node buffer.
     TdOverflow,
+    // Counting Bloom filters (CBF.*); the BF texts serve where they apply.
+    /// CBF.RESERVE's COUNTERBITS is its last word.
+    CbfNoCounterBits,
+    /// CBF.RESERVE's COUNTERBITS is not 4 or 8.
+    CbfCounterBits,
 }
 
 impl fmt::Display for Error {
@@ -334,6 +339,9 @@ impl fmt::Display for Error {
                 "ERR T-Digest: low_cut_percentile should be lower than high_cut_percentile",
             ),
             Error::TdOverflow => f.write_str("ERR T-Digest: overflow detected"),
+            // Counting Bloom filters: rsbloom's own, in the BF family's style.
+            Error::CbfNoCounterBits => f.write_str("ERR no counter bits"),
+            Error::CbfCounterBits => f.write_str("ERR counter bits must be 4 or 8"),
         }
     }
 }

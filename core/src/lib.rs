@@ -8,6 +8,7 @@
 pub mod bloom;
 pub mod chunk_offset;
 pub mod cms;
+pub mod counting;
 pub mod cuckoo;
 pub mod error;
 pub mod fields;

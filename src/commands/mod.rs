@@ -18,6 +18,7 @@ use row::Command;
 
 pub mod argv;
 pub mod bf;
+pub mod cbf;
 pub mod cf;
 pub mod cms;
 pub mod grammar;

@@ -9,7 +9,7 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cf, cms, tdigest, topk};
+use super::{bf, cbf, cf, cms, tdigest, topk};
 
 /// Every family's commands.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -18,6 +18,7 @@ pub static FAMILIES: &[&[&Command]] = &[
     cms::rows::COMMANDS,
     topk::rows::COMMANDS,
     tdigest::rows::COMMANDS,
+    cbf::rows::COMMANDS,
 ];
 
 /// Every command of every family.

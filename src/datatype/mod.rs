@@ -6,6 +6,7 @@
 
 pub mod bloom;
 pub mod cms;
+pub mod counting;
 pub mod cuckoo;
 pub mod tdigest;
 pub mod topk;

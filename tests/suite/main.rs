@@ -15,6 +15,7 @@
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
 mod bloom;
+mod cbf;
 mod cms;
 mod cuckoo;
 mod server;

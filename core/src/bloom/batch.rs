@@ -9,12 +9,12 @@ use crate::error::Result;
 use crate::memory::prefetch::with_ahead;
 
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
-const PREFETCH_MIN_BYTES: u64 = 2 << 20;
+pub const PREFETCH_MIN_BYTES: u64 = 2 << 20;
 /// How many items ahead of the one being checked a batch prefetches: enough to keep the
 /// core's outstanding misses busy, few enough not to overflow them. On the 1 GiB filter
 /// (AMD EPYC VM) distances 2, 4, 6, 8 and 12 gave 110, 85, 100, 90 and 93 ns per add: flat
 /// from 4 on.
-const PREFETCH_DISTANCE: usize = 8;
+pub const PREFETCH_DISTANCE: usize = 8;
 
 /// The hashes of many items under `scheme`, computed before any layer is touched (the
 /// scheme is read once, not once per item).

@@ -3,6 +3,7 @@
 
 pub mod bloom;
 pub mod cms;
+pub mod counting;
 pub mod cuckoo;
 pub mod files;
 pub mod rdb;

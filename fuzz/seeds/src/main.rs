@@ -1,5 +1,6 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
-//! both Bloom types, of cuckoo filters, of Count-Min Sketches and of Top-K sketches, and
+//! both Bloom types, of cuckoo filters, of counting Bloom filters (and their headers), of
+//! Count-Min Sketches and of Top-K sketches, and
 //! LOADCHUNK sessions of a few filters of each filter family. Run by `make fuzz`.
 
 use std::fs;
@@ -8,6 +9,8 @@ use std::path::Path;
 use rsbloom_core::bloom::codec::save_value;
 use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::cms::CountMinSketch;
+use rsbloom_core::counting::codec as counting_codec;
+use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
@@ -43,7 +46,34 @@ fn main() -> std::io::Result<()> {
     }
     cuckoo_seeds(&root)?;
     cms_seeds(&root)?;
+    counting_seeds(&root)?;
     topk_seeds(&root)
+}
+
+/// Counting Bloom filters of a few shapes (error rate, capacity, counter bits), some items
+/// deleted, some counters saturated: their RDB values and SCANDUMP headers.
+fn counting_seeds(root: &Path) -> std::io::Result<()> {
+    let value_dir = root.join("counting_value");
+    let header_dir = root.join("counting_header");
+    fs::create_dir_all(&value_dir)?;
+    fs::create_dir_all(&header_dir)?;
+    for (i, &(error, capacity, bits)) in [(0.01, 10, 4), (0.1, 50, 8), (0.001, 30, 4)]
+        .iter()
+        .enumerate()
+    {
+        let mut filter =
+            CountingFilter::new(error, capacity, bits, LIMIT).expect("small counting filter");
+        for n in 0..capacity * 2 {
+            let _ = filter.add(format!("seed:{}", n % 7).as_bytes());
+        }
+        filter.delete(b"seed:3");
+        let mut value = Writer::default();
+        counting_codec::save(&filter, &mut value);
+        fs::write(value_dir.join(format!("seed{i}")), &value.0)?;
+        let header = counting_codec::encode_header(&filter.meta());
+        fs::write(header_dir.join(format!("seed{i}")), header)?;
+    }
+    Ok(())
 }
 
 /// Count-Min Sketches of a few shapes (width, depth), counted into, one saturated.

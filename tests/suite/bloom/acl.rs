@@ -46,6 +46,23 @@ const CF_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
     ("cf.debug", 2, &["readonly", "fast"], &["RO"]),
 ];
 
+/// The counting Bloom filters' commands (rsbloom's own), as `CF_COMMANDS`.
+const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 13] = [
+    ("cbf.reserve", -4, &["write", "denyoom"], &["RW", "insert"]),
+    ("cbf.add", 3, &["write", "denyoom"], &["RW", "insert"]),
+    ("cbf.madd", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("cbf.del", 3, &["write", "fast"], &["RW", "update"]),
+    ("cbf.mdel", -3, &["write"], &["RW", "update"]),
+    ("cbf.exists", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("cbf.mexists", -3, &["readonly", "fast"], &["RO", "access"]),
+    ("cbf.count", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("cbf.card", 2, &["readonly", "fast"], &["RO"]),
+    ("cbf.info", 2, &["readonly", "fast"], &["RO"]),
+    ("cbf.scandump", 3, &["readonly"], &["RO", "access"]),
+    ("cbf.loadchunk", 4, &["write", "denyoom"], &["RW", "update"]),
+    ("cbf.export", 3, &["readonly"], &["RO", "access"]),
+];
+
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; CMS.MERGE
 /// also `movablekeys` (its sources, in a second key spec, checked apart).
 const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
@@ -124,6 +141,7 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
     });
     let cf = CF_COMMANDS
         .iter()
+        .chain(&CBF_COMMANDS)
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
     let cms = CMS_COMMANDS
         .iter()

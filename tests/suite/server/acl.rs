@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 54] = [
+const TABLE: [Row; 67] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -94,10 +94,28 @@ const TABLE: [Row; 54] = [
     read(&["TDIGEST.BYREVRANK", "t", "1"], true),
     read(&["TDIGEST.TRIMMED_MEAN", "t", "0.1", "0.9"], false),
     read(&["TDIGEST.INFO", "t"], true),
+    // The counting Bloom filters (rsbloom's own): BF's rule.
+    write(&["CBF.RESERVE", "cb2", "0.01", "100"], true),
+    write(&["CBF.ADD", "cb", "x"], false),
+    write(&["CBF.MADD", "cb", "x", "y"], false),
+    write(&["CBF.DEL", "cb", "x"], false),
+    write(&["CBF.MDEL", "cb", "x", "y"], false),
+    read(&["CBF.EXISTS", "cb", "x"], false),
+    read(&["CBF.MEXISTS", "cb", "x", "y"], false),
+    read(&["CBF.COUNT", "cb", "x"], false),
+    read(&["CBF.CARD", "cb"], true),
+    read(&["CBF.INFO", "cb"], true),
+    read(&["CBF.SCANDUMP", "cb", "0"], false),
+    write(&["CBF.LOADCHUNK", "cb3", "1", "not a header"], false),
+    read(&["CBF.EXPORT", "cb", "GUAVA"], false),
 ];
 
-/// The commands RedisBloom does not have.
+/// The commands RedisBloom does not have (and every CBF command).
 const RSBLOOM_ONLY: [&str; 2] = ["bf.import", "bf.export"];
+
+fn rsbloom_only(name: &str) -> bool {
+    RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.")
+}
 
 impl Row {
     fn name(&self) -> String {
@@ -114,6 +132,8 @@ impl Row {
             "topk"
         } else if self.call[0].starts_with("TDIGEST.") {
             "tdigest"
+        } else if self.call[0].starts_with("CBF.") {
+            "cbf"
         } else {
             "cuckoo"
         }
@@ -177,6 +197,7 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
                 || c.starts_with("cms.")
                 || c.starts_with("topk.")
                 || c.starts_with("tdigest.")
+                || c.starts_with("cbf.")
         })
         .collect())
 }
@@ -230,10 +251,7 @@ fn every_command_is_granted_by_its_categories() {
     ));
     assert_eq!(names, module, "the table against the module's commands");
     assert_eq!(names.len(), TABLE.len(), "a command twice in the table");
-    let redisbloom: Vec<&Row> = TABLE
-        .iter()
-        .filter(|r| !RSBLOOM_ONLY.contains(&r.name().as_str()))
-        .collect();
+    let redisbloom: Vec<&Row> = TABLE.iter().filter(|r| !rsbloom_only(&r.name())).collect();
     let count = |f: fn(&Row) -> bool| redisbloom.iter().filter(|r| f(r)).count();
     assert_eq!(
         (count(|r| !r.write), count(|r| r.write), count(|r| r.fast)),
@@ -245,6 +263,7 @@ fn every_command_is_granted_by_its_categories() {
     expect_ok(&mut admin, &["CF.RESERVE", "c", "100"]);
     expect_ok(&mut admin, &["CMS.INITBYDIM", "m", "10", "2"]);
     expect_ok(&mut admin, &["TOPK.RESERVE", "t", "2"]);
+    expect_ok(&mut admin, &["CBF.RESERVE", "cb", "0.01", "100"]);
 
     let users = [
         user("nowrite", &["+@all", "-@write"], |r| !r.write, true),
@@ -274,6 +293,12 @@ fn every_command_is_granted_by_its_categories() {
             |r| r.family() == "tdigest",
             false,
         ),
+        user(
+            "counting",
+            &["-@all", "+@cbf"],
+            |r| r.family() == "cbf",
+            false,
+        ),
         user("fast", &["-@all", "+@fast"], |r| r.fast, true),
         // No command is in @slow (RedisBloom 8 names none; servers add none to a module's).
         user("slow", &["-@all", "+@slow"], |_| false, false),
@@ -285,7 +310,15 @@ fn every_command_is_granted_by_its_categories() {
         setuser.extend(u.rules.iter().map(String::as_str));
         let reply = raw(&mut admin, &setuser);
         let module_rule = u.rules.iter().any(|r| {
-            r == "+@bloom" || r == "+@cuckoo" || r == "+@cms" || r == "+@topk" || r == "+@tdigest"
+            [
+                "+@bloom",
+                "+@cuckoo",
+                "+@cms",
+                "+@topk",
+                "+@tdigest",
+                "+@cbf",
+            ]
+            .contains(&r.as_str())
         });
         if module_rule && !acls.module_categories {
             // Redis 7.0: the module's categories do not exist, so the rule is refused.
@@ -384,7 +417,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest"] {
+    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest", "cbf"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -393,9 +426,11 @@ fn command_info_and_acl_cat_list_the_categories() {
     }
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
-    for category in ["read", "write", "fast", "bloom", "cuckoo", "cms", "topk"] {
+    for category in [
+        "read", "write", "fast", "bloom", "cuckoo", "cms", "topk", "cbf",
+    ] {
         let got = listed(&mut con, category);
-        let module_category = ["bloom", "cuckoo", "cms", "topk"].contains(&category);
+        let module_category = ["bloom", "cuckoo", "cms", "topk", "cbf"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,
@@ -419,11 +454,7 @@ fn command_info_and_acl_cat_list_the_categories() {
         let read = listed(&mut con, "read").unwrap();
         let write = listed(&mut con, "write").unwrap();
         let fast = listed(&mut con, "fast").unwrap();
-        let redisbloom = |set: &BTreeSet<String>| {
-            set.iter()
-                .filter(|c| !RSBLOOM_ONLY.contains(&c.as_str()))
-                .count()
-        };
+        let redisbloom = |set: &BTreeSet<String>| set.iter().filter(|c| !rsbloom_only(c)).count();
         assert_eq!(
             (redisbloom(&read), redisbloom(&write), redisbloom(&fast)),
             (29, 23, 21),

@@ -6,7 +6,8 @@
 //!
 //! - every filter family and format (scaling `RSbloom--` and `MBbloom--`, a grown cuckoo
 //!   filter with deletes, one Bloom filter over 32 MiB, i.e. three 16 MiB chunks), a
-//!   Count-Min Sketch, a Top-K and a t-digest (sent as `RESTORE key 0 <DUMP>`) and plain
+//!   Count-Min Sketch, a Top-K and a t-digest (sent as `RESTORE key 0 <DUMP>`), a counting
+//!   Bloom filter (CBF.LOADCHUNK chunks) and plain
 //!   strings arrive byte for byte (DUMP bodies), while a writer adds to filters of the same
 //!   slots all along; its acknowledged writes, replayed on a standalone server, give the same
 //!   answers and the same bytes as the migrated filters, and the source keeps none of the keys;
@@ -256,6 +257,20 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
     assert_eq!(type_of(con, &topk), "TopK-TYPE");
     assert_eq!(type_of(con, &td), "TDIS-TYPE");
     set.keys.extend([cms, topk, td]);
+    // A counting Bloom filter travels as CBF.LOADCHUNK chunks, as the Bloom filters do.
+    let cbf = plan.key(1, "cbf");
+    expect_ok(con, &["CBF.RESERVE", &cbf, "0.01", "1000"]);
+    let cbf_items = gen_items(&format!("{cbf}/"), 0..600);
+    for item in &cbf_items {
+        let add: [&[u8]; 3] = [b"CBF.ADD", cbf.as_bytes(), item];
+        raw(con, &add);
+    }
+    for item in &cbf_items[..200] {
+        let del: [&[u8]; 3] = [b"CBF.DEL", cbf.as_bytes(), item];
+        raw(con, &del);
+    }
+    assert_eq!(type_of(con, &cbf), "RSbloomCB");
+    set.keys.push(cbf);
     for tag in 0..2 {
         let key = plan.key(tag, "string");
         expect_ok(con, &["SET", &key, &format!("plain value {tag}")]);

@@ -182,25 +182,38 @@ pub fn export_header_of(meta: &ChainMeta) -> Result<Header> {
             "only single-layer filters can be exported to Guava".into(),
         ));
     };
-    let k = u8::try_from(layer.k)
+    header_for(layer.k, layer.bit_size)
+}
+
+/// The Guava header of a filter of `k` hashes over `bit_size` bits, if Guava can hold it
+/// (k <= 255, whole words, at most 2^31-1 of them): Bloom layers and counting filters alike.
+pub fn header_for(k: u32, bit_size: u64) -> Result<Header> {
+    let k = u8::try_from(k)
         .map_err(|_| Error::Unsupported("Guava supports at most 255 hash functions".into()))?;
     // Validated parameters hold whole words; Guava counts them in an int.
-    let words = u32::try_from(layer.bit_size / 64)
+    let words = u32::try_from(bit_size / 64)
         .ok()
-        .filter(|&w| w <= i32::MAX as u32 && w > 0 && layer.bit_size % 64 == 0)
+        .filter(|&w| w <= i32::MAX as u32 && w > 0 && bit_size.is_multiple_of(64))
         .ok_or_else(|| Error::Unsupported("filter too large for Guava".into()))?;
     Ok(Header { k, words })
+}
+
+/// Guava's `writeTo()` bytes of a filter with this header and these words (word 0 first;
+/// exactly `header.words` of them are written, missing ones as 0).
+pub fn write_to(header: Header, words: impl IntoIterator<Item = u64>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(header.total_len() as usize);
+    out.extend_from_slice(&header.to_bytes());
+    let mut words = words.into_iter();
+    for _ in 0..header.words {
+        out.extend_from_slice(&words.next().unwrap_or(0).to_be_bytes());
+    }
+    out
 }
 
 /// A filter as Guava's `writeTo()` bytes.
 pub fn export(chain: &Chain) -> Result<Vec<u8>> {
     let header = export_header(chain)?;
-    let mut out = Vec::with_capacity(header.total_len() as usize);
-    out.extend_from_slice(&header.to_bytes());
-    for word in chain.layers()[0].words() {
-        out.extend_from_slice(&word.to_be_bytes());
-    }
-    Ok(out)
+    Ok(write_to(header, chain.layers()[0].words().iter().copied()))
 }
 
 #[cfg(test)]

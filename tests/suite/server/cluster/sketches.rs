@@ -2,7 +2,8 @@
 //! RedisBloom types that travel whole as DUMP / RESTORE payloads) and what each must keep
 //! through a reshard or a failover: its DUMP bytes (all nodes run the same server) and its
 //! answers (CMS.QUERY / CMS.INFO, TOPK.LIST WITHCOUNT / TOPK.QUERY / TOPK.INFO,
-//! TDIGEST.QUANTILE / CDF / INFO).
+//! TDIGEST.QUANTILE / CDF / INFO), and counting Bloom filters (CBF.MEXISTS / COUNT / INFO,
+//! moved by MIGRATE as DUMP payloads too).
 
 use super::ok;
 use common::*;
@@ -11,7 +12,7 @@ use redis::Value;
 use rsbloom_test_support as common;
 use std::collections::BTreeMap;
 
-/// Sketches of the data set, a third of each type.
+/// Sketches of the data set, a quarter of each type (counting Bloom filters among them).
 pub const SKETCHES: usize = 90;
 
 /// What a sketch must keep.
@@ -33,7 +34,7 @@ pub fn populate_sketches(con: &mut ClusterConnection) -> Vec<String> {
     let mut keys = Vec::with_capacity(SKETCHES);
     for i in 0..SKETCHES {
         let items = gen_items(&format!("sketch:{i}/"), 0..300);
-        let key = match i % 3 {
+        let key = match i % 4 {
             0 => {
                 let key = format!("cms:{i}");
                 ok(con, &["CMS.INITBYDIM", &key, "100", "5"]);
@@ -55,6 +56,17 @@ pub fn populate_sketches(con: &mut ClusterConnection) -> Vec<String> {
                     (0..600).map(|n| items[n % (1 + n % 30)].clone()).collect();
                 for batch in stream.chunks(100) {
                     ok(con, &args(&["TOPK.ADD", &key], batch));
+                }
+                key
+            }
+            3 => {
+                // A counting Bloom filter (rsbloom's own), with deletes and a saturated item.
+                let key = format!("cbf:{i}");
+                ok(con, &["CBF.RESERVE", &key, "0.01", "1000"]);
+                ok(con, &args(&["CBF.MADD", &key], &items));
+                ok(con, &args(&["CBF.MDEL", &key], &items[..100]));
+                for _ in 0..20 {
+                    ok(con, &["CBF.ADD", &key, "hot"]);
                 }
                 key
             }
@@ -84,6 +96,12 @@ fn state(con: &mut ClusterConnection, key: &str) -> SketchState {
         vec![
             ok(con, &args(&["CMS.QUERY", key], &probes)),
             ok(con, &["CMS.INFO", key]),
+        ]
+    } else if key.starts_with("cbf:") {
+        vec![
+            ok(con, &args(&["CBF.MEXISTS", key], &probes)),
+            ok(con, &["CBF.COUNT", key, "hot"]),
+            ok(con, &["CBF.INFO", key]),
         ]
     } else if key.starts_with("topk:") {
         vec![
