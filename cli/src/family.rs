@@ -63,6 +63,7 @@ impl Family {
         match self {
             Family::Bloom => "Bloom filter",
             Family::Cuckoo => "cuckoo filter",
+            Family::Counting => "counting Bloom filter",
             Family::Cms => "Count-Min Sketch",
             Family::TopK => "Top-K",
             Family::TDigest => "t-digest",
