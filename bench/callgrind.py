@@ -12,7 +12,9 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
-Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100.
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; the sketches:
+CMS.INCRBY and CMS.QUERY of 1 and 100 items, TOPK.ADD of 1 and 100, TDIGEST.ADD of 100 values,
+TDIGEST.QUANTILE (with --module pointing at RedisBloom, the same rows measure it).
 
 Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT]
 Compare two builds by running it with each --module and putting the columns side by side.
@@ -44,6 +46,24 @@ COMMANDS = [
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    # The sketches, shaped as in bench/e2e.py.
+    ("CMS.INCRBY", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
+     lambda i: ["CMS.INCRBY", "k", f"item:{i}", "1"]),
+    ("CMS.INCRBY x100", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
+     lambda i: ["CMS.INCRBY", "k"] + [x for j in range(BATCH) for x in (f"item:{i}:{j}", "1")]),
+    ("CMS.QUERY", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
+     lambda i: ["CMS.QUERY", "k", f"item:{i}"]),
+    ("CMS.QUERY x100", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
+     lambda i: ["CMS.QUERY", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("TOPK.ADD", [["TOPK.RESERVE", "k", "50", "2000", "7", "0.925"]],
+     lambda i: ["TOPK.ADD", "k", f"item:{i % 200000}"]),
+    ("TOPK.ADD x100", [["TOPK.RESERVE", "k", "50", "2000", "7", "0.925"]],
+     lambda i: ["TOPK.ADD", "k"] + [f"item:{(i * BATCH + j) % 200000}" for j in range(BATCH)]),
+    ("TDIGEST.ADD x100", [["TDIGEST.CREATE", "k", "COMPRESSION", "100"]],
+     lambda i: ["TDIGEST.ADD", "k"] + [str((i * 7919 + j * 104729) % 1000003) for j in range(BATCH)]),
+    ("TDIGEST.QUANTILE", [["TDIGEST.CREATE", "k", "COMPRESSION", "100"],
+                          ["TDIGEST.ADD", "k"] + [str((j * 7919) % 100003) for j in range(5000)]],
+     lambda i: ["TDIGEST.QUANTILE", "k", "0.5", "0.99"]),
 ]
 
 
