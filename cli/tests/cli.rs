@@ -652,11 +652,7 @@ fn cuckoo_filters_dump_restore_and_copy_byte_for_byte() {
 /// `payload`'s body sealed with RDB version 10, which every supported server's RESTORE takes
 /// (the sketch vectors come from Redis 7.4, RDB version 12).
 fn portable(payload: &[u8]) -> Vec<u8> {
-    let mut out = dump_body(payload).to_vec();
-    out.extend_from_slice(&[10, 0]);
-    let crc = common::rdb::crc64(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    rsbloom_core::dump::seal(dump_body(payload), 10)
 }
 
 /// RedisBloom's sketches of `set` RESTOREd, then dumped, restored under another key and

@@ -10,6 +10,7 @@ pub mod chunk_offset;
 pub mod cms;
 pub mod counting;
 pub mod cuckoo;
+pub mod dump;
 pub mod error;
 pub mod fields;
 pub mod hash;

@@ -25,30 +25,17 @@ impl Drop for Key {
 
 /// Opens the call's key for reading.
 pub fn open_read(call: &Call) -> Key {
-    Key(raw::open_key(
-        call.ctx.ctx,
-        call.key().raw(),
-        raw::KeyMode::READ,
-    ))
-}
-
-/// Opens another key argument of the call for reading (a merge's sources).
-pub fn open_read_arg(call: &Call, arg: &Arg) -> Key {
-    Key(raw::open_key(call.ctx.ctx, arg.raw(), raw::KeyMode::READ))
+    open_named(call, call.key(), false)
 }
 
 /// Opens the call's key for reading and writing.
 pub fn open_write(call: &Call) -> Key {
-    Key(raw::open_key(
-        call.ctx.ctx,
-        call.key().raw(),
-        raw::KeyMode::READ | raw::KeyMode::WRITE,
-    ))
+    open_named(call, call.key(), true)
 }
 
-/// Opens the key named by argument `name` (a source of a MERGE), for reading and, with
-/// `write`, writing.
-pub fn open_named(call: &Call, name: &super::argv::Arg, write: bool) -> Key {
+/// Opens the key named by argument `name` (the call's key, or a source of a MERGE), for
+/// reading and, with `write`, writing.
+pub fn open_named(call: &Call, name: &Arg, write: bool) -> Key {
     let mode = match write {
         true => raw::KeyMode::READ | raw::KeyMode::WRITE,
         false => raw::KeyMode::READ,

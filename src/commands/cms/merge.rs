@@ -16,7 +16,7 @@ use rsbloom_core::error::{Error, Result};
 use super::sketch;
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{integer, is};
-use crate::commands::key::{open_read_arg, open_write};
+use crate::commands::key::{open_named, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 
@@ -54,7 +54,7 @@ pub fn merge(call: &Call) -> Result<Reply> {
             sources.push((None, weight));
             continue;
         }
-        let key = open_read_arg(call, name);
+        let key = open_named(call, name, false);
         let source = sketch(&key)?;
         if source.width() != width || source.depth() != depth {
             return Err(Error::CmsDimensionMismatch);

@@ -4,6 +4,7 @@
 
 use rsbloom_test_support as common;
 
+use common::rdb::crc64;
 use common::*;
 use redis::{Connection, Value};
 use std::collections::BTreeMap;
@@ -266,22 +267,6 @@ fn dump_and_restore() {
         );
         verify_key(&mut c, &ds, &snap, key, "victim");
     }
-}
-
-/// Redis's CRC-64 (Jones polynomial, reflected), as DUMP payloads carry it.
-fn crc64(data: &[u8]) -> u64 {
-    let mut crc = 0u64;
-    for &b in data {
-        crc ^= b as u64;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0x95ac_9329_ac4b_c9b5
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
 }
 
 /// A DUMP payload with a new body and the original RDB version, with a valid checksum.

@@ -45,23 +45,8 @@ pub fn dump_rdb_version(payload: &[u8]) -> u16 {
     u16::from_le_bytes([payload[n - 10], payload[n - 9]])
 }
 
-/// Redis's CRC-64 (Jones polynomial, reflected, init 0, no final xor), bit by bit.
-pub fn crc64(bytes: &[u8]) -> u64 {
-    // 0xad93d23594c935a9 with its 64 bits in reverse order.
-    const POLY_REFLECTED: u64 = 0x95ac_9329_ac4b_c9b5;
-    let mut crc = 0u64;
-    for &b in bytes {
-        crc ^= b as u64;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ POLY_REFLECTED
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
-}
+/// Redis's CRC-64, as DUMP payloads carry it (the core's, which rsbloom-cli uses too).
+pub use rsbloom_core::dump::crc64;
 
 /// An RDB length in its shortest form, as `rdbSaveLen` writes it.
 pub fn rdb_len(v: u64) -> Vec<u8> {

@@ -157,7 +157,7 @@ pub struct Generator {
     families: Families,
 }
 
-fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
+pub(super) fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
     s.as_ref().to_vec()
 }
 

@@ -7,7 +7,7 @@
 //! says, so both modules must answer alike. Other decays (an edge alteration, the default of
 //! `TOPK.RESERVE key k`) make RedisBloom's answers depend on its process's `rand()`: listed.
 
-use super::generator::{Action, Generator, KEYS};
+use super::generator::{b, Action, Generator, KEYS};
 
 pub const SKETCH_WORDS: &[&str] = &[
     "WEIGHTS",
@@ -62,10 +62,6 @@ const WEIGHTS: &[(u32, &str)] = &[
     (25, "restore"),
     (2, "FLUSHALL"),
 ];
-
-fn b<S: AsRef<[u8]> + ?Sized>(s: &S) -> Vec<u8> {
-    s.as_ref().to_vec()
-}
 
 fn num(n: u64) -> Vec<u8> {
     n.to_string().into_bytes()
