@@ -12,7 +12,9 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
-Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; the sketches:
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; CBF.ADD, CBF.MADD,
+CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
+counters are saturated: every delete succeeds and the filter stays as it is); the sketches:
 CMS.INCRBY and CMS.QUERY of 1 and 100 items, TOPK.ADD of 1 and 100, TDIGEST.ADD of 100 values,
 TDIGEST.QUANTILE (with --module pointing at RedisBloom, the same rows measure it).
 
@@ -46,6 +48,16 @@ COMMANDS = [
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    # Counting Bloom filters of the BF rows' capacity and rate (4-bit counters).
+    ("CBF.ADD", [["CBF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["CBF.ADD", "k", f"item:{i}"]),
+    ("CBF.MADD x100", [["CBF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["CBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("CBF.MEXISTS x100", [["CBF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["CBF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("CBF.MDEL x100", [["CBF.RESERVE", "k", "0.01", "10000000"]]
+     + [["CBF.MADD", "k"] + [f"item:{j}" for j in range(BATCH)]] * 15,
+     lambda i: ["CBF.MDEL", "k"] + [f"item:{j}" for j in range(BATCH)]),
     # The sketches, shaped as in bench/e2e.py.
     ("CMS.INCRBY", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
      lambda i: ["CMS.INCRBY", "k", f"item:{i}", "1"]),

@@ -12,6 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use redis_module::{raw, Context};
 use rsbloom_core::error::{Error, Result};
 
+use crate::datatype::Family;
 use argv::Arg;
 use reply::Reply;
 use row::Command;
@@ -61,6 +62,20 @@ impl Call<'_> {
     /// The error for a wrong number of arguments, named as the command.
     pub fn wrong_arity(&self) -> Error {
         self.command.wrong_arity()
+    }
+
+    /// A LOADCHUNK's refusal of a header or chunk for a `F` value: counted as a refused
+    /// load, and data it cannot take answered with RedisBloom's one reply, why going to the
+    /// server log (`bf: <COMMAND> refused: <why>`); other errors as they are.
+    pub fn refused_load<F: Family>(&self, e: Error) -> Error {
+        match F::refused_load(e) {
+            Error::BadData(why) => {
+                let name = self.command.name.to_string_lossy().to_ascii_uppercase();
+                self.ctx.log_notice(&format!("bf: {name} refused: {why}"));
+                Error::ReceivedBadData
+            }
+            e => e,
+        }
     }
 }
 

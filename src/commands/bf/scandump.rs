@@ -1,7 +1,6 @@
 //! BF.SCANDUMP and BF.LOADCHUNK: a filter as a header plus data chunks, and back, with
 //! RedisBloom 8's iterator rules and replies.
 
-use redis_module::Context;
 use rsbloom_core::bloom::codec::scandump::{self, Load};
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
@@ -11,7 +10,6 @@ use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
-use crate::datatype::Family;
 
 /// BF.SCANDUMP key iterator -> [next iterator, data]; `[0, ""]` past the end or below 0.
 /// The key is checked before the iterator, as in RedisBloom.
@@ -23,17 +21,6 @@ pub fn scandump(call: &Call) -> Result<Reply> {
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
 }
 
-/// RedisBloom's one reply to data it cannot take; why goes to the server log.
-fn received(ctx: &Context, e: Error) -> Error {
-    match e {
-        Error::BadData(why) => {
-            ctx.log_notice(&format!("bf: BF.LOADCHUNK refused: {why}"));
-            Error::ReceivedBadData
-        }
-        e => e,
-    }
-}
-
 /// BF.LOADCHUNK key iterator data: iterator 1 on a missing key creates it from a header;
 /// on an existing key every iterator writes a data chunk.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
@@ -42,7 +29,7 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
     let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
     let existing = key.write::<Chain>()?;
-    let refused = |e| received(call.ctx, Chain::refused_load(e));
+    let refused = |e| call.refused_load::<Chain>(e);
     let data = call.args[3].as_slice();
     match scandump::parse_load(iter, data, limit, existing.is_some()).map_err(refused)? {
         Load::Header(meta) => {

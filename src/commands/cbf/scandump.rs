@@ -2,7 +2,6 @@
 //! the Bloom filters' iterator rules, replies and texts. Every LOADCHUNK call is
 //! replicated (the AOF rewrite writes filters as these calls too).
 
-use redis_module::Context;
 use rsbloom_core::counting::codec::{self, Load};
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::error::{Error, Result};
@@ -12,7 +11,6 @@ use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
-use crate::datatype::Family;
 
 /// CBF.SCANDUMP key iterator -> [next iterator, data]; `[0, ""]` past the end or below 0.
 pub fn scandump(call: &Call) -> Result<Reply> {
@@ -23,17 +21,6 @@ pub fn scandump(call: &Call) -> Result<Reply> {
     Ok(Reply::Array(vec![Reply::Int(next), Reply::Bulk(data)]))
 }
 
-/// One reply to data it cannot take (as BF.LOADCHUNK); why goes to the server log.
-fn received(ctx: &Context, e: Error) -> Error {
-    match e {
-        Error::BadData(why) => {
-            ctx.log_notice(&format!("bf: CBF.LOADCHUNK refused: {why}"));
-            Error::ReceivedBadData
-        }
-        e => e,
-    }
-}
-
 /// CBF.LOADCHUNK key iterator data: iterator 1 on a missing key creates it from a header;
 /// on an existing key every iterator writes a chunk of counters.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
@@ -41,7 +28,7 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
     let limit = config::max_filter_bytes();
     let key = open_write(call);
     let existing = key.write::<CountingFilter>()?;
-    let refused = |e| received(call.ctx, CountingFilter::refused_load(e));
+    let refused = |e| call.refused_load::<CountingFilter>(e);
     let data = call.args[3].as_slice();
     match codec::parse_load(iter, data, limit, existing.is_some()).map_err(refused)? {
         Load::Header(meta) => {
