@@ -67,18 +67,10 @@ impl ValueType for CmsType {
         sketch.memory_bytes() as usize
     }
 
-    /// The dimensions and the total, then the counters as little-endian bytes.
+    /// The RDB value: the dimensions, the total and the counters.
     fn digest(sketch: &CountMinSketch, add: &mut dyn FnMut(&[u8])) {
-        let mut head = Vec::with_capacity(24);
-        for v in [sketch.width(), sketch.depth(), sketch.count()] {
-            head.extend_from_slice(&v.to_le_bytes());
-        }
-        add(&head);
-        let bytes: Vec<u8> = sketch
-            .counters()
-            .iter()
-            .flat_map(|c| c.to_le_bytes())
-            .collect();
-        add(&bytes);
+        let mut w = rsbloom_core::fields::Writer::default();
+        codec::save(sketch, &mut w);
+        add(&w.0);
     }
 }

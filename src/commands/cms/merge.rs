@@ -6,15 +6,10 @@
 //! weight, the key and its dimensions; then the sums. The destination becomes
 //! `Σ weight · source`; its own counters count only if it is listed among the sources.
 
-use std::ffi::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-use redis_module::raw;
 use rsbloom_core::cms::{CountMinSketch, Source};
 use rsbloom_core::error::{Error, Result};
 
 use super::sketch;
-use crate::commands::argv::Arg;
 use crate::commands::grammar::{integer, is};
 use crate::commands::key::{open_named, open_write};
 use crate::commands::reply::Reply;
@@ -43,7 +38,7 @@ pub fn merge(call: &Call) -> Result<Reply> {
     let n = numkeys as usize;
     // The source keys stay open while their sketches are read.
     let mut open = Vec::with_capacity(n);
-    let mut sources: Vec<(Option<&CountMinSketch>, i64)> = Vec::with_capacity(n);
+    let mut sources = Vec::with_capacity(n);
     for (i, name) in rest[..n].iter().enumerate() {
         let weight = match weights_at {
             None => 1,
@@ -51,7 +46,7 @@ pub fn merge(call: &Call) -> Result<Reply> {
         };
         if name.as_slice() == call.key().as_slice() {
             // The destination itself: read through it, not through a second handle.
-            sources.push((None, weight));
+            sources.push(Source::Destination(weight));
             continue;
         }
         let key = open_named(call, name, false);
@@ -60,15 +55,8 @@ pub fn merge(call: &Call) -> Result<Reply> {
             return Err(Error::CmsDimensionMismatch);
         }
         open.push(key);
-        sources.push((Some(source), weight));
+        sources.push(Source::Other(source, weight));
     }
-    let sources: Vec<Source> = sources
-        .into_iter()
-        .map(|(s, w)| match s {
-            Some(s) => Source::Other(s, w),
-            None => Source::Destination(w),
-        })
-        .collect();
     let mut dest = dest_key
         .write::<CountMinSketch>()?
         .ok_or(Error::CmsKeyNotFound)?;
@@ -77,48 +65,4 @@ pub fn merge(call: &Call) -> Result<Reply> {
     call.ctx.replicate_verbatim();
     call.notify();
     Ok(Reply::Ok)
-}
-
-/// Answers a keys-position request of the server, if this call is one: the destination
-/// (argument 1, read-write) and the `numkeys` sources after argument 2 (read-only), when
-/// numkeys is a positive integer the arguments hold. Returns whether it was one.
-///
-/// # Safety
-/// The arguments must be those Redis passed to a command callback.
-pub unsafe fn key_positions(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> bool {
-    let asked = raw::RedisModule_IsKeysPositionRequest.is_some_and(|f| f(ctx) != 0);
-    if !asked {
-        return false;
-    }
-    let args = Arg::slice(argv, argc);
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let at = |pos: usize, flags: u32| {
-            if let Some(with_flags) = raw::RedisModule_KeyAtPosWithFlags {
-                with_flags(ctx, pos as c_int, flags as c_int);
-            } else if let Some(plain) = raw::RedisModule_KeyAtPos {
-                plain(ctx, pos as c_int);
-            }
-        };
-        if args.len() < 2 {
-            return;
-        }
-        at(
-            1,
-            raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE,
-        );
-        let sources = args.get(2).and_then(integer).unwrap_or(0);
-        if sources > 0 && (sources as u64) <= (args.len() - 3) as u64 {
-            for pos in 3..3 + sources as usize {
-                at(
-                    pos,
-                    raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
-                );
-            }
-        }
-    }));
-    true
 }

@@ -5,6 +5,7 @@
 //! destination).
 
 use super::{create, info, merge, update};
+use crate::commands::merge_keys::merge_callback;
 use crate::commands::row::{
     arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
 };
@@ -87,26 +88,11 @@ pub static QUERY: Command = Command {
     family: &FAMILY,
 };
 
-/// CMS.MERGE's callback: it answers the server's requests for its keys' positions (flag
-/// `getkeys-api`: Redis 7.0's cluster finds a module command's keys only this way, later
-/// servers read the key specs), and otherwise runs the command.
-extern "C" fn merge_callback(
-    ctx: *mut redis_module::raw::RedisModuleCtx,
-    argv: *mut *mut redis_module::raw::RedisModuleString,
-    argc: std::ffi::c_int,
-) -> std::ffi::c_int {
-    // SAFETY: these are the arguments Redis passed to this callback.
-    unsafe {
-        if merge::key_positions(ctx, argv, argc) {
-            return redis_module::raw::REDISMODULE_OK as std::ffi::c_int;
-        }
-        crate::commands::run(ctx, argv, argc, &MERGE, merge::merge)
-    }
-}
-
+/// CMS.MERGE answers the server's requests for its keys' positions (`getkeys-api`, see
+/// `merge_keys`) as well as its key specs.
 pub static MERGE: Command = Command {
     name: c"cms.merge",
-    callback: merge_callback,
+    callback: merge_callback!(MERGE => merge::merge),
     flags: c"write deny-oom getkeys-api",
     summary: c"Sets a Count-Min Sketch to the weighted sum of sketches of its dimensions",
     complexity: c"O(n * w * d), n sources, w the width, d the depth",
