@@ -65,7 +65,7 @@ impl ValueType for TDigestType {
 
     /// RedisBloom compresses before it writes; so does this (the digest changes in place).
     fn before_save(digest: &mut TDigest) {
-        let _ = digest.compress();
+        digest.compress();
     }
 
     fn save(digest: &TDigest, out: &mut dyn FieldSink) {

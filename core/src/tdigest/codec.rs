@@ -49,7 +49,7 @@ pub fn save(digest: &TDigest, out: &mut dyn FieldSink) {
         );
     } else if digest.nodes.len() != digest.merged {
         let mut copy = digest.clone();
-        let _ = copy.compress();
+        copy.compress();
         save(&copy, out);
     } else {
         write(digest, &digest.nodes, digest.merged_weight, 0, out);

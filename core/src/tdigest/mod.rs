@@ -72,19 +72,34 @@ pub struct Info {
     pub memory_usage: i64,
 }
 
+impl Info {
+    /// The figures under TDIGEST.INFO's labels, in its order.
+    pub fn pairs(&self) -> [(&'static str, i64); 9] {
+        [
+            ("Compression", self.compression),
+            ("Capacity", self.capacity),
+            ("Merged nodes", self.merged_nodes),
+            ("Unmerged nodes", self.unmerged_nodes),
+            ("Merged weight", self.merged_weight),
+            ("Unmerged weight", self.unmerged_weight),
+            ("Observations", self.observations),
+            ("Total compressions", self.total_compressions),
+            ("Memory usage", self.memory_usage),
+        ]
+    }
+}
+
 /// The node capacity of `compression` (a positive integer), refused as RedisBloom 8 refuses
 /// it (`allocation failed`: the arrays would overflow the address space, or RedisBloom's
 /// `int` capacity) or over `limit` bytes (`bf.max-filter-bytes`).
 pub fn capacity(compression: i64, limit: u64) -> Result<usize> {
     let c = compression.max(1) as u64;
-    // t-digest-c refuses compressions whose 6·c + 10 doubles overflow size_t.
-    if c > u64::MAX / 8 / 6 - 10 {
+    // 6·c + 10 over i32::MAX (which also covers t-digest-c's size_t overflow), without
+    // computing it for huge c.
+    if c > (i32::MAX as u64 - 10) / 6 {
         return Err(Error::TdAllocFailed);
     }
     let cap = 6 * c + 10;
-    if cap > i32::MAX as u64 {
-        return Err(Error::TdAllocFailed);
-    }
     check_limit(memory_usage(cap as usize) as u64, limit)?;
     Ok(cap as usize)
 }
@@ -125,14 +140,6 @@ fn half_round_down(f: f64) -> f64 {
     } else {
         int_part - 1.0
     }
-}
-
-/// What a weight sum overflowing `double` looks like to t-digest-c (never with 64-bit
-/// weights, kept for the same refusals).
-fn overflows(unmerged: f64, total: f64) -> bool {
-    unmerged == f64::INFINITY
-        || total == f64::INFINITY
-        || 2.0 * PI * total * total.ln() == f64::INFINITY
 }
 
 impl TDigest {
@@ -223,10 +230,12 @@ impl TDigest {
 
     /// Adds `weight` observations at `mean` (finite; weight positive), compressing first if
     /// the buffer is full. `TdOverflow` when the total weight would pass 2^63 - 1 or no node
-    /// is free after compressing; nothing is added then.
+    /// is free after compressing; nothing is added then. (t-digest-c also refuses weight
+    /// sums that overflow a double, or whose `2π·W·ln W` does: with 64-bit weights, below
+    /// 2^63, neither can happen.)
     pub fn add(&mut self, mean: f64, weight: i64) -> Result<()> {
         if self.nodes.len() + 1 >= self.cap {
-            self.compress()?;
+            self.compress();
         }
         if self.nodes.len() >= self.cap {
             return Err(Error::TdOverflow);
@@ -235,12 +244,9 @@ impl TDigest {
             .unmerged_weight
             .checked_add(weight)
             .ok_or(Error::TdOverflow)?;
-        let total = unmerged
+        unmerged
             .checked_add(self.merged_weight)
             .ok_or(Error::TdOverflow)?;
-        if overflows(unmerged as f64, total as f64) {
-            return Err(Error::TdOverflow);
-        }
         if mean < self.min {
             self.min = mean;
         }
@@ -257,24 +263,19 @@ impl TDigest {
         values.iter().try_for_each(|&v| self.add(v, 1))
     }
 
-    /// Sorts the nodes and merges neighbours while the scale function allows.
-    pub fn compress(&mut self) -> Result<()> {
+    /// Sorts the nodes and merges neighbours while the scale function allows. (t-digest-c's
+    /// overflow refusals here need weights or a normalizer past a double's range: with 64-bit
+    /// weights the total is at most 2^64 and `2π·W·ln W` is finite and positive once W > 1.)
+    pub fn compress(&mut self) {
         if self.nodes.len() == self.merged {
-            return Ok(());
+            return;
         }
         sort::sort(&mut self.nodes);
         let total = self.merged_weight as f64 + self.unmerged_weight as f64;
-        if overflows(self.unmerged_weight as f64, total) {
-            return Err(Error::TdOverflow);
-        }
         if total <= 1.0 {
-            return Ok(());
+            return;
         }
-        let denom = 2.0 * PI * total * total.ln();
-        let normalizer = self.compression / denom;
-        if denom == f64::INFINITY || normalizer == f64::INFINITY {
-            return Err(Error::TdOverflow);
-        }
+        let normalizer = self.compression / (2.0 * PI * total * total.ln());
         let nodes = &mut self.nodes;
         let mut cur = 0;
         let mut weight_so_far = 0.0;
@@ -300,14 +301,13 @@ impl TDigest {
         self.merged_weight = total as i64;
         self.unmerged_weight = 0;
         self.total_compressions = self.total_compressions.wrapping_add(1);
-        Ok(())
     }
 
     /// Merges `from` in (TDIGEST.MERGE, per source): both are compressed, then each of
     /// `from`'s nodes is added.
     pub fn merge_from(&mut self, from: &mut TDigest) -> Result<()> {
-        self.compress()?;
-        from.compress()?;
+        self.compress();
+        from.compress();
         from.nodes
             .iter()
             .try_for_each(|n| self.add(n.mean, n.weight))
@@ -399,7 +399,7 @@ impl TDigest {
 
     /// One quantile as BYRANK asks it (t-digest-c's `td_quantile`).
     pub fn quantile(&mut self, q: f64) -> f64 {
-        let _ = self.compress();
+        self.compress();
         if !(0.0..=1.0).contains(&q) || self.merged == 0 {
             return f64::NAN;
         }
@@ -433,7 +433,7 @@ impl TDigest {
     }
 
     fn quantile_run(&mut self, qs: &[f64], out: &mut Vec<f64>) {
-        let _ = self.compress();
+        self.compress();
         match self.merged {
             0 => out.extend(qs.iter().map(|_| f64::NAN)),
             1 => out.extend(qs.iter().map(|&q| {
@@ -457,7 +457,7 @@ impl TDigest {
 
     /// TDIGEST.CDF of one value.
     pub fn cdf(&mut self, val: f64) -> f64 {
-        let _ = self.compress();
+        self.compress();
         let n = self.merged;
         if n == 0 {
             return f64::NAN;
@@ -604,7 +604,7 @@ impl TDigest {
 
     /// TDIGEST.TRIMMED_MEAN between two cuts (checked: 0 <= low < high <= 1).
     pub fn trimmed_mean(&mut self, low: f64, high: f64) -> f64 {
-        let _ = self.compress();
+        self.compress();
         if self.merged == 0 || !(0.0..=1.0).contains(&low) || !(0.0..=1.0).contains(&high) {
             return f64::NAN;
         }

@@ -121,18 +121,7 @@ pub fn trimmed_mean(call: &Call) -> Result<Reply> {
 /// TDIGEST.INFO key: nine figures (a flat array in RESP2, a map in RESP3).
 pub fn info(call: &Call) -> Result<Reply> {
     let key = open_read(call);
-    let i = digest(&key)?.info();
-    let pairs = [
-        ("Compression", i.compression),
-        ("Capacity", i.capacity),
-        ("Merged nodes", i.merged_nodes),
-        ("Unmerged nodes", i.unmerged_nodes),
-        ("Merged weight", i.merged_weight),
-        ("Unmerged weight", i.unmerged_weight),
-        ("Observations", i.observations),
-        ("Total compressions", i.total_compressions),
-        ("Memory usage", i.memory_usage),
-    ];
+    let pairs = digest(&key)?.info().pairs();
     Ok(Reply::Map(
         pairs.into_iter().map(|(k, v)| (k, Reply::Int(v))).collect(),
     ))

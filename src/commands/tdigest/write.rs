@@ -132,31 +132,17 @@ pub fn merge(call: &Call) -> Result<Reply> {
     if numkeys > argv.len() as i64 - 3 {
         return Err(call.wrong_arity());
     }
-    let sources = &argv[3..3 + numkeys as usize];
-    let words = Keywords::new(&argv[3 + numkeys as usize..], MERGE_OPTIONS);
-    let mut chosen = dest_compression;
-    let mut use_max = dest_compression.is_none();
-    let mut given = false;
-    if !argv[3 + numkeys as usize..].is_empty() {
-        match words.value("COMPRESSION") {
-            grammar::Found::Last => return Err(call.wrong_arity()),
-            grammar::Found::Value(v) => {
-                chosen = Some(compression(v)?);
-                use_max = false;
-                given = true;
-            }
-            grammar::Found::Absent => {}
-        }
-        let override_ = words.flag("OVERRIDE");
-        if override_ && !given {
-            use_max = true;
-            chosen = None;
-        }
-        if !given && !override_ {
-            return Err(Error::TdWrongKeyword);
-        }
-    }
+    let (sources, rest) = argv[3..].split_at(numkeys as usize);
+    let words = Keywords::new(rest, MERGE_OPTIONS);
+    let given = match words.value("COMPRESSION") {
+        grammar::Found::Last => return Err(call.wrong_arity()),
+        grammar::Found::Value(v) => Some(compression(v)?),
+        grammar::Found::Absent => None,
+    };
     let override_ = words.flag("OVERRIDE");
+    if !rest.is_empty() && given.is_none() && !override_ {
+        return Err(Error::TdWrongKeyword);
+    }
     let mut max = 0;
     for name in sources {
         let c = if name.as_slice() == dest.as_slice() {
@@ -170,10 +156,8 @@ pub fn merge(call: &Call) -> Result<Reply> {
         max = max.max(c);
     }
     words.all_known()?;
-    let c = match (use_max, chosen) {
-        (false, Some(c)) => c,
-        _ => max,
-    };
+    let kept = if override_ { None } else { dest_compression };
+    let c = given.or(kept).unwrap_or(max);
     let mut to = TDigest::new(c, config::max_filter_bytes()).map_err(|e| match e {
         Error::TdAllocFailed => Error::TdMergeAllocFailed,
         e => e,

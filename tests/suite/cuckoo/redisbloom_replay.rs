@@ -9,8 +9,8 @@
 use rsbloom_test_support as common;
 
 use common::diff::rules::Rules;
-use common::files::{self, escape, unescape};
-use common::raw_resp::{same_reply, RawConn};
+use common::files::{self, escape};
+use common::raw_resp::{self, same_reply, Replay};
 use common::Server;
 
 const SET: &str = "redisbloom-cf";
@@ -82,23 +82,14 @@ fn recorded(name: &str) -> Vec<(u64, String)> {
 /// `(line, arguments, RedisBloom's reply, rsbloom's reply)`, and the number of commands.
 #[allow(clippy::type_complexity)]
 fn replay(server: &Server, name: &str) -> (Vec<(u64, Vec<Vec<u8>>, Vec<u8>, Vec<u8>)>, usize) {
-    let mut resp2 = RawConn::connect(server.port);
-    let mut resp3 = RawConn::connect_resp3(server.port);
+    let mut conns = Replay::connect(server.port);
     let mut differ = Vec::new();
     let mut count = 0;
-    for line in files::read(SET, &format!("{name}.commands.tsv")).lines() {
-        let cols: Vec<&str> = line.split('\t').collect();
-        let seq: u64 = cols[0].parse().expect("line number");
-        let expected = unescape(cols[2]);
-        let argv: Vec<Vec<u8>> = cols[3..].iter().map(|a| unescape(a)).collect();
-        let conn = match cols[1] {
-            "3" => &mut resp3,
-            _ => &mut resp2,
-        };
-        let got = conn.send(&argv);
+    for line in raw_resp::recorded(&files::read(SET, &format!("{name}.commands.tsv"))) {
+        let got = conns.send(&line);
         count += 1;
-        if !same_reply(&argv, &expected, &got) {
-            differ.push((seq, argv, expected, got));
+        if !same_reply(&line.argv, &line.expected, &got) {
+            differ.push((line.seq, line.argv, line.expected, got));
         }
     }
     (differ, count)

@@ -8,8 +8,8 @@
 use rsbloom_test_support as common;
 
 use common::diff::rules::Rules;
-use common::files::{self, escape, unescape};
-use common::raw_resp::{same_reply, RawConn};
+use common::files::{self, escape};
+use common::raw_resp::{recorded, same_reply, Replay};
 use common::{Installed, Server, ServerOpts};
 
 const SET: &str = "redisbloom-tdigest";
@@ -73,31 +73,22 @@ pub fn opts() -> ServerOpts {
 /// name them are left out: they are WRONGTYPE checks that hold once that family is in.
 #[allow(clippy::type_complexity)]
 fn replay(server: &Server, name: &str) -> (Vec<(u64, Vec<Vec<u8>>, Vec<u8>, Vec<u8>)>, usize) {
-    let mut resp2 = RawConn::connect(server.port);
-    let mut resp3 = RawConn::connect_resp3(server.port);
+    let mut conns = Replay::connect(server.port);
     let mut differ = Vec::new();
     let mut count = 0;
     let mut absent: Vec<Vec<u8>> = Vec::new();
-    for line in files::read(SET, &format!("{name}.commands.tsv")).lines() {
-        let cols: Vec<&str> = line.split('\t').collect();
-        let seq: u64 = cols[0].parse().expect("line number");
-        let expected = unescape(cols[2]);
-        let argv: Vec<Vec<u8>> = cols[3..].iter().map(|a| unescape(a)).collect();
-        let conn = match cols[1] {
-            "3" => &mut resp3,
-            _ => &mut resp2,
-        };
-        if argv.iter().any(|a| absent.contains(a)) {
+    for line in recorded(&files::read(SET, &format!("{name}.commands.tsv"))) {
+        if line.argv.iter().any(|a| absent.contains(a)) {
             continue;
         }
-        let got = conn.send(&argv);
-        if got.starts_with(b"-ERR unknown command") && expected.starts_with(b"+") {
-            absent.push(argv[1].clone());
+        let got = conns.send(&line);
+        if got.starts_with(b"-ERR unknown command") && line.expected.starts_with(b"+") {
+            absent.push(line.argv[1].clone());
             continue;
         }
         count += 1;
-        if !same_reply(&argv, &expected, &got) {
-            differ.push((seq, argv, expected, got));
+        if !same_reply(&line.argv, &line.expected, &got) {
+            differ.push((line.seq, line.argv, line.expected, got));
         }
     }
     (differ, count)

@@ -147,3 +147,56 @@ pub fn same_reply(argv: &[Vec<u8>], expected: &[u8], got: &[u8]) -> bool {
         _ => expected == got,
     }
 }
+
+/// One line of a recorded session (`NAME.commands.tsv`: `line`, protocol `2`/`3`, the reply
+/// and the arguments, tab-separated, escaped as [`crate::files::escape`] writes).
+pub struct Recorded {
+    pub seq: u64,
+    pub resp3: bool,
+    pub expected: Vec<u8>,
+    pub argv: Vec<Vec<u8>>,
+}
+
+/// Every line of a recorded session's `.tsv` text.
+pub fn recorded(tsv: &str) -> Vec<Recorded> {
+    tsv.lines()
+        .map(|line| {
+            let cols: Vec<&str> = line.split('\t').collect();
+            Recorded {
+                seq: cols[0].parse().expect("line number"),
+                resp3: cols[1] == "3",
+                expected: crate::files::unescape(cols[2]),
+                argv: cols[3..]
+                    .iter()
+                    .map(|a| crate::files::unescape(a))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// A RESP2 and a RESP3 connection to one server: each recorded line goes to the protocol it
+/// was recorded on.
+pub struct Replay {
+    resp2: RawConn,
+    resp3: RawConn,
+}
+
+impl Replay {
+    pub fn connect(port: u16) -> Replay {
+        Replay {
+            resp2: RawConn::connect(port),
+            resp3: RawConn::connect_resp3(port),
+        }
+    }
+
+    /// The raw reply to `line`'s command.
+    pub fn send(&mut self, line: &Recorded) -> Vec<u8> {
+        let conn = if line.resp3 {
+            &mut self.resp3
+        } else {
+            &mut self.resp2
+        };
+        conn.send(&line.argv)
+    }
+}
