@@ -60,6 +60,17 @@ impl Entry {
             item
         })
     }
+
+    /// The item as [`Entry::shown`] gives it, taken out of the entry without a copy.
+    fn into_shown(self) -> Option<Box<[u8]>> {
+        let item = self.item?;
+        if !self.cut {
+            return Some(item);
+        }
+        let mut item = item.into_vec();
+        item.truncate(item.iter().position(|&b| b == 0).unwrap_or(item.len()));
+        Some(item.into_boxed_slice())
+    }
 }
 
 /// The parameters of a sketch.
@@ -253,9 +264,8 @@ impl TopK {
                 cut: false,
             },
         );
-        let expelled = old.shown().map(Box::from);
         self.sift_down(0);
-        Some(expelled)
+        Some(old.into_shown())
     }
 
     /// The heap entry holding `item` (fingerprint `fp`), searched from the last one down.
