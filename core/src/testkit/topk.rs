@@ -37,3 +37,35 @@ pub fn value(data: &[u8]) {
     }
     topk.list();
 }
+
+/// A reply with every bulk string cut at its first NUL, as RedisBloom sends items (C
+/// strings); rsbloom sends them whole.
+pub fn as_c_strings(reply: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < reply.len() {
+        let end = i
+            + reply[i..]
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .expect("CRLF")
+            + 2;
+        let line = &reply[i..end];
+        i = end;
+        if line[0] == b'$' && line != b"$-1\r\n" {
+            let n: usize = std::str::from_utf8(&line[1..line.len() - 2])
+                .unwrap()
+                .parse()
+                .unwrap();
+            let data = &reply[i..i + n];
+            let cut = &data[..data.iter().position(|&c| c == 0).unwrap_or(n)];
+            out.extend(format!("${}\r\n", cut.len()).into_bytes());
+            out.extend_from_slice(cut);
+            out.extend_from_slice(b"\r\n");
+            i += n + 2;
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}

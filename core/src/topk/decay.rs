@@ -49,9 +49,24 @@ fn mix(mut z: u64) -> u64 {
 /// The uniform number in `[0, 1)` of roll number `roll` by the item with fingerprint `fp`
 /// on a bucket of row `row` holding `count`.
 pub fn uniform(roll: u64, fp: u32, row: u32, count: u32) -> f64 {
-    let what = ((fp as u64) << 32 | count as u64) ^ mix((row as u64) ^ 0x5bd1_e995_0000_0000);
-    let x = mix(mix(roll.wrapping_add(0x9e37_79b9_7f4a_7c15)) ^ what);
-    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    Draws::new(fp, row, count).at(roll)
+}
+
+/// The draws of the item with fingerprint `fp` on a bucket of row `row` holding `count`:
+/// [`uniform`] with all but the roll number worked out once, for the run of rolls that
+/// leave the bucket's count as it is.
+pub struct Draws(u64);
+
+impl Draws {
+    pub fn new(fp: u32, row: u32, count: u32) -> Draws {
+        Draws(((fp as u64) << 32 | count as u64) ^ mix((row as u64) ^ 0x5bd1_e995_0000_0000))
+    }
+
+    /// The uniform number of roll number `roll`.
+    pub fn at(&self, roll: u64) -> f64 {
+        let x = mix(mix(roll.wrapping_add(0x9e37_79b9_7f4a_7c15)) ^ self.0);
+        (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
 }
 
 #[cfg(test)]

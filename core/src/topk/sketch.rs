@@ -12,7 +12,7 @@
 //! is not there, it replaces the minimum entry, which is expelled (the reply), and sifts
 //! down. The sift-down and the LIST order are RedisBloom's, ties included.
 
-use super::decay::{uniform, DecayTable};
+use super::decay::{DecayTable, Draws};
 use super::hash::{fingerprint, murmur2};
 use crate::error::{check_limit, Result};
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -59,6 +59,17 @@ impl Entry {
         } else {
             item
         })
+    }
+
+    /// The item as [`Entry::shown`] gives it, taken out of the entry without a copy.
+    fn into_shown(self) -> Option<Box<[u8]>> {
+        let item = self.item?;
+        if !self.cut {
+            return Some(item);
+        }
+        let mut item = item.into_vec();
+        item.truncate(item.iter().position(|&b| b == 0).unwrap_or(item.len()));
+        Some(item.into_boxed_slice())
     }
 }
 
@@ -214,23 +225,10 @@ impl TopK {
             } else if bucket.fp == fp {
                 bucket.count = bucket.count.wrapping_add(increment);
                 max_count = max_count.max(bucket.count);
-            } else {
-                let mut left = increment;
-                while left > 0 {
-                    let p = self.table.probability(bucket.count);
-                    let u = uniform(self.rolls, fp, row, bucket.count);
-                    self.rolls = self.rolls.wrapping_add(1);
-                    if u < p {
-                        bucket.count -= 1;
-                        if bucket.count == 0 {
-                            bucket.fp = fp;
-                            bucket.count = left;
-                            max_count = max_count.max(left);
-                            break;
-                        }
-                    }
-                    left -= 1;
-                }
+            } else if let Some(taken) =
+                decay(bucket, &self.table, &mut self.rolls, fp, row, increment)
+            {
+                max_count = max_count.max(taken);
             }
         }
         if max_count < heap_min {
@@ -253,9 +251,8 @@ impl TopK {
                 cut: false,
             },
         );
-        let expelled = old.shown().map(Box::from);
         self.sift_down(0);
-        Some(expelled)
+        Some(old.into_shown())
     }
 
     /// The heap entry holding `item` (fingerprint `fp`), searched from the last one down.
@@ -332,6 +329,64 @@ impl TopK {
             .map(|e| (e.shown().unwrap_or(&[]), e.count))
             .collect()
     }
+}
+
+/// Rolls the decay of `bucket`, held by another item, once per unit of `increment` of the
+/// item with fingerprint `fp` in row `row`, until it reaches 0; the item then takes it with
+/// the rest of its increment, which is returned. Each roll is one draw of [`uniform`];
+/// within a run of rolls that leave the count as it is, the probability and the draw's
+/// item part are worked out once, and a probability of 0 (`decay^count` below the
+/// smallest double) skips the rest of the rolls, as no draw can be below it, while a
+/// probability of 1 decays on every roll.
+fn decay(
+    bucket: &mut Bucket,
+    table: &DecayTable,
+    rolls: &mut u64,
+    fp: u32,
+    row: u32,
+    increment: u32,
+) -> Option<u32> {
+    let mut left = increment;
+    while left > 0 {
+        let p = table.probability(bucket.count);
+        if p == 0.0 {
+            *rolls = rolls.wrapping_add(left as u64);
+            return None;
+        }
+        if p == 1.0 {
+            // Only with a decay of 1 (a count above 0 has `decay^count < 1` otherwise):
+            // every roll decays, down to 0 or to the end of the increment.
+            let n = left.min(bucket.count);
+            *rolls = rolls.wrapping_add(n as u64);
+            bucket.count -= n;
+            if bucket.count > 0 {
+                return None;
+            }
+            bucket.fp = fp;
+            bucket.count = left - n + 1;
+            return Some(bucket.count);
+        }
+        let draws = Draws::new(fp, row, bucket.count);
+        loop {
+            let u = draws.at(*rolls);
+            *rolls = rolls.wrapping_add(1);
+            if u < p {
+                break;
+            }
+            left -= 1;
+            if left == 0 {
+                return None;
+            }
+        }
+        bucket.count -= 1;
+        if bucket.count == 0 {
+            bucket.fp = fp;
+            bucket.count = left;
+            return Some(left);
+        }
+        left -= 1;
+    }
+    None
 }
 
 impl TopK {

@@ -13,6 +13,7 @@ use rsbloom_core::error::Error;
 use rsbloom_core::fields::{FieldSink, Reader, Writer};
 use rsbloom_core::testkit::files::{self, unescape};
 use rsbloom_core::testkit::rdb::Cursor;
+use rsbloom_core::testkit::topk::as_c_strings;
 use rsbloom_core::topk::codec::{self, ENCODING_VERSION};
 use rsbloom_core::topk::sketch::{DEFAULT_DECAY, DEFAULT_DEPTH, DEFAULT_WIDTH, MAX_INCREMENT};
 use rsbloom_core::topk::{Params, TopK};
@@ -279,31 +280,6 @@ impl Server {
         }
         Some(out)
     }
-}
-
-/// A reply with every bulk string cut at its first NUL, as RedisBloom sends items (C
-/// strings); rsbloom sends them whole.
-fn as_c_strings(reply: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < reply.len() {
-        let end = i + reply[i..].windows(2).position(|w| w == b"\r\n").unwrap() + 2;
-        let line = &reply[i..end];
-        i = end;
-        if line[0] == b'$' && line != b"$-1\r\n" {
-            let n: usize = std::str::from_utf8(&line[1..line.len() - 2])
-                .unwrap()
-                .parse()
-                .unwrap();
-            let data = &reply[i..i + n];
-            let cut = &data[..data.iter().position(|&c| c == 0).unwrap_or(n)];
-            bulk(&mut out, cut);
-            i += n + 2;
-        } else {
-            out.extend_from_slice(line);
-        }
-    }
-    out
 }
 
 /// The module value inside a DUMP payload as the field stream.

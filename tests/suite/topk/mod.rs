@@ -16,6 +16,7 @@ use common::files;
 use common::raw_resp::{bulk_payload, RawConn};
 use common::rdb::{dump_body, Cursor};
 use common::{Installed, Server, ServerOpts};
+pub use rsbloom_core::testkit::topk::as_c_strings;
 
 pub const SET: &str = "redisbloom-topk";
 /// Every recorded configuration (README section 2).
@@ -57,38 +58,6 @@ pub fn session(file: &str) -> Vec<Line> {
             )
         })
         .collect()
-}
-
-/// A reply with every bulk string cut at its first NUL, as RedisBloom sends items (C
-/// strings); rsbloom sends them whole.
-pub fn as_c_strings(reply: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < reply.len() {
-        let end = i
-            + reply[i..]
-                .windows(2)
-                .position(|w| w == b"\r\n")
-                .expect("CRLF")
-            + 2;
-        let line = &reply[i..end];
-        i = end;
-        if line[0] == b'$' && line != b"$-1\r\n" {
-            let n: usize = std::str::from_utf8(&line[1..line.len() - 2])
-                .unwrap()
-                .parse()
-                .unwrap();
-            let data = &reply[i..i + n];
-            let cut = &data[..data.iter().position(|&c| c == 0).unwrap_or(n)];
-            out.extend(format!("${}\r\n", cut.len()).into_bytes());
-            out.extend_from_slice(cut);
-            out.extend_from_slice(b"\r\n");
-            i += n + 2;
-        } else {
-            out.extend_from_slice(line);
-        }
-    }
-    out
 }
 
 /// The fields of a Top-K DUMP payload (CRC checked), strings decompressed, in order:
