@@ -198,6 +198,8 @@ pub enum Error {
     ApbfSpanRange,
     /// No shape of at most 64 slices reaches the error rate asked for.
     ApbfRateTooSmall,
+    /// APBF.INSERTAT's time is not a whole number of milliseconds from 0.
+    ApbfBadTime,
 }
 
 impl fmt::Display for Error {
@@ -354,6 +356,9 @@ impl fmt::Display for Error {
             Error::ApbfWindow => f.write_str("ERR window must be COUNT or TIME"),
             Error::ApbfSpanRange => {
                 f.write_str("ERR span must be a number of seconds from 0.001 to 1099511627")
+            }
+            Error::ApbfBadTime => {
+                f.write_str("ERR time must be milliseconds since the epoch (an integer from 0)")
             }
             Error::ApbfRateTooSmall => {
                 f.write_str("ERR error rate too small for a sliding window (at least 1e-9)")
