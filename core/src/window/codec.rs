@@ -3,7 +3,8 @@
 //!
 //! Parameter block (field stream): `flags` (reserved, 0), `window` (0 COUNT, 1 TIME),
 //! `span_ms` (0 for COUNT), `capacity`, `error_rate`, `k`, `l`, `slices`, `generation`,
-//! `blocks`, `head`, `turns`, `clock_ms`, `added`, `overflows`, then per physical slice its
+//! `blocks`, `head`, `turns`, `clock_ms`, `turned_ms`, `added`, `overflows`, then per
+//! physical slice its
 //! generation's `items`, `first_ms`, `last_ms`. The shape is checked against itself (slices
 //! from `k` and `l`, at most 64) and the words' bytes against `bf.max-filter-bytes`; it is
 //! not recomputed from the rate, so a later release may choose shapes differently and still
@@ -57,7 +58,14 @@ fn encode_meta(filter: &WindowFilter, out: &mut dyn FieldSink) {
     ] {
         out.put_u64(v);
     }
-    for v in [m.head as u64, m.turns, m.clock_ms, m.added, m.overflows] {
+    for v in [
+        m.head as u64,
+        m.turns,
+        m.clock_ms,
+        m.turned_ms,
+        m.added,
+        m.overflows,
+    ] {
         out.put_u64(v);
     }
     for g in filter.generations() {
@@ -98,6 +106,7 @@ fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
         head: to_u32(src.get_u64()?, "ring position")?,
         turns: src.get_u64()?,
         clock_ms: src.get_u64()?,
+        turned_ms: src.get_u64()?,
         added: src.get_u64()?,
         overflows: src.get_u64()?,
     };

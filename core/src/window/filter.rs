@@ -30,6 +30,9 @@ pub struct WindowMeta {
     pub turns: u64,
     /// The latest time seen (ms since the epoch); time never goes back.
     pub clock_ms: u64,
+    /// When the ring last turned (TIME windows): an empty youngest generation's quantum
+    /// runs from there.
+    pub turned_ms: u64,
     /// Items ever added.
     pub added: u64,
     /// Adds that found the youngest generation due to close but could not, because the
@@ -88,6 +91,7 @@ impl WindowMeta {
             head: 0,
             turns: 0,
             clock_ms: 0,
+            turned_ms: 0,
             added: 0,
             overflows: 0,
         })
@@ -321,32 +325,59 @@ impl WindowFilter {
         self.contains_hash(Self::hash(item), now_ms)
     }
 
-    /// Closes the youngest generation if it is due (full, or in a TIME window older than
-    /// its quantum) and the generation that would leave the window has expired; otherwise
-    /// counts an overflow when it was due. Returns whether the ring turned.
-    fn maybe_turn(&mut self, now: u64) -> bool {
-        let youngest = *self.generation(0);
-        let full = youngest.items >= self.meta.shape.generation;
-        let old = youngest.items > 0
-            && now.saturating_sub(youngest.first_ms) >= self.meta.quantum_ms()
-            && self.meta.span_ms().is_some();
-        if !(full || old) {
-            return false;
-        }
+    /// Turns the ring once if the generation leaving the window (logical `S - k`) holds
+    /// nothing of it any more; the youngest is then a new, empty generation.
+    fn turn(&mut self, now: u64) -> bool {
         let s = self.meta.shape;
         let leaving = *self.generation(s.slices - s.k);
-        if self.live(&leaving, now) && self.meta.window != Window::Count {
-            self.meta.overflows = self.meta.overflows.saturating_add(1);
+        if self.meta.window != Window::Count && self.live(&leaving, now) {
             return false;
         }
         self.meta.head = self.physical(s.slices - 1);
         self.meta.turns = self.meta.turns.wrapping_add(1);
+        self.meta.turned_ms = now;
         self.generations[self.meta.head as usize] = Generation::default();
         true
     }
 
-    /// Starts a batch of adds at `now_ms`: the time the filter takes from here on.
+    /// Turns the ring as the youngest generation is due: when full (`generation` items);
+    /// in a TIME window also once per quantum (`span / l`) since it began, so generations
+    /// stand for time and an add after an idle spell pushes the old ones out (up to a whole
+    /// ring). A full generation that cannot close because the one leaving still holds items
+    /// of the window (more than `capacity` in a span) counts an overflow and takes the item.
+    /// Returns whether the ring turned.
+    fn advance(&mut self, now: u64) -> bool {
+        let youngest = *self.generation(0);
+        let full = youngest.items >= self.meta.shape.generation;
+        let due = match self.meta.window {
+            Window::Count => full as u64,
+            Window::Time { .. } => {
+                let began = if youngest.items > 0 {
+                    youngest.first_ms
+                } else {
+                    self.meta.turned_ms
+                };
+                let quanta = now.saturating_sub(began) / self.meta.quantum_ms();
+                quanta.min(self.meta.shape.slices as u64).max(full as u64)
+            }
+        };
+        let mut turned = 0;
+        while turned < due && self.turn(now) {
+            turned += 1;
+        }
+        if full && turned == 0 {
+            self.meta.overflows = self.meta.overflows.saturating_add(1);
+        }
+        turned > 0
+    }
+
+    /// Starts a batch of adds at `now_ms`: the time the filter takes from here on. A COUNT
+    /// window keeps no time at all (0), so its bytes never depend on a clock: a replica or a
+    /// replay applying its adds later holds the same filter.
     fn tick(&mut self, now_ms: u64) -> u64 {
+        if self.meta.window == Window::Count {
+            return 0;
+        }
         let now = self.effective_ms(now_ms);
         self.meta.clock_ms = now;
         now
@@ -354,7 +385,7 @@ impl WindowFilter {
 
     #[inline]
     fn add_at(&mut self, h: ItemHash, now: u64, starts: &mut u64) -> bool {
-        if self.maybe_turn(now) {
+        if self.advance(now) {
             *starts = self.starts(now);
         }
         let p = self.probe(h);

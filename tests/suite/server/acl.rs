@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 67] = [
+const TABLE: [Row; 76] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -108,13 +108,23 @@ const TABLE: [Row; 67] = [
     read(&["CBF.SCANDUMP", "cb", "0"], false),
     write(&["CBF.LOADCHUNK", "cb3", "1", "not a header"], false),
     read(&["CBF.EXPORT", "cb", "GUAVA"], false),
+    // The sliding-window filters (rsbloom's own): BF's rule.
+    write(&["APBF.RESERVE", "ap2", "COUNT", "0.01", "100"], true),
+    write(&["APBF.ADD", "ap", "x"], false),
+    write(&["APBF.MADD", "ap", "x", "y"], false),
+    write(&["APBF.INSERTAT", "ap", "1", "x"], false),
+    read(&["APBF.EXISTS", "ap", "x"], false),
+    read(&["APBF.MEXISTS", "ap", "x", "y"], false),
+    read(&["APBF.INFO", "ap"], true),
+    read(&["APBF.SCANDUMP", "ap", "0"], false),
+    write(&["APBF.LOADCHUNK", "ap3", "1", "not a header"], false),
 ];
 
-/// The commands RedisBloom does not have (and every CBF command).
+/// The commands RedisBloom does not have (and every CBF and APBF command).
 const RSBLOOM_ONLY: [&str; 2] = ["bf.import", "bf.export"];
 
 fn rsbloom_only(name: &str) -> bool {
-    RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.")
+    RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.") || name.starts_with("apbf.")
 }
 
 impl Row {
@@ -134,6 +144,8 @@ impl Row {
             "tdigest"
         } else if self.call[0].starts_with("CBF.") {
             "cbf"
+        } else if self.call[0].starts_with("APBF.") {
+            "apbf"
         } else {
             "cuckoo"
         }
@@ -198,6 +210,7 @@ fn listed(con: &mut Connection, category: &str) -> Result<BTreeSet<String>, Stri
                 || c.starts_with("topk.")
                 || c.starts_with("tdigest.")
                 || c.starts_with("cbf.")
+                || c.starts_with("apbf.")
         })
         .collect())
 }
@@ -264,6 +277,7 @@ fn every_command_is_granted_by_its_categories() {
     expect_ok(&mut admin, &["CMS.INITBYDIM", "m", "10", "2"]);
     expect_ok(&mut admin, &["TOPK.RESERVE", "t", "2"]);
     expect_ok(&mut admin, &["CBF.RESERVE", "cb", "0.01", "100"]);
+    expect_ok(&mut admin, &["APBF.RESERVE", "ap", "COUNT", "0.01", "100"]);
 
     let users = [
         user("nowrite", &["+@all", "-@write"], |r| !r.write, true),
@@ -299,6 +313,12 @@ fn every_command_is_granted_by_its_categories() {
             |r| r.family() == "cbf",
             false,
         ),
+        user(
+            "window",
+            &["-@all", "+@apbf"],
+            |r| r.family() == "apbf",
+            false,
+        ),
         user("fast", &["-@all", "+@fast"], |r| r.fast, true),
         // No command is in @slow (RedisBloom 8 names none; servers add none to a module's).
         user("slow", &["-@all", "+@slow"], |_| false, false),
@@ -317,6 +337,7 @@ fn every_command_is_granted_by_its_categories() {
                 "+@topk",
                 "+@tdigest",
                 "+@cbf",
+                "+@apbf",
             ]
             .contains(&r.as_str())
         });
@@ -417,7 +438,7 @@ fn command_info_and_acl_cat_list_the_categories() {
 
     // ACL CAT: the family categories exist where the server has module categories.
     let categories = texts(&raw(&mut con, &["ACL", "CAT"]));
-    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest", "cbf"] {
+    for family in ["bloom", "cuckoo", "cms", "topk", "tdigest", "cbf", "apbf"] {
         assert_eq!(
             categories.contains(family),
             acls.module_categories,
@@ -427,10 +448,10 @@ fn command_info_and_acl_cat_list_the_categories() {
     // ACL CAT <category>: each category's commands; Redis 7 lists no module command in any
     // category (its listing skips them), Redis 7.0 has no `bloom` or `cuckoo`.
     for category in [
-        "read", "write", "fast", "bloom", "cuckoo", "cms", "topk", "cbf",
+        "read", "write", "fast", "bloom", "cuckoo", "cms", "topk", "cbf", "apbf",
     ] {
         let got = listed(&mut con, category);
-        let module_category = ["bloom", "cuckoo", "cms", "topk", "cbf"].contains(&category);
+        let module_category = ["bloom", "cuckoo", "cms", "topk", "cbf", "apbf"].contains(&category);
         if module_category && !acls.module_categories {
             assert_eq!(
                 got,

@@ -20,3 +20,4 @@ mod redisbloom_diff;
 mod redisbloom_live;
 mod replication_faults;
 mod slot_migration;
+mod window_time;

@@ -7,7 +7,8 @@
 //! - every filter family and format (scaling `RSbloom--` and `MBbloom--`, a grown cuckoo
 //!   filter with deletes, one Bloom filter over 32 MiB, i.e. three 16 MiB chunks), a
 //!   Count-Min Sketch, a Top-K and a t-digest (sent as `RESTORE key 0 <DUMP>`), a counting
-//!   Bloom filter (CBF.LOADCHUNK chunks) and plain
+//!   Bloom filter (CBF.LOADCHUNK chunks), a sliding-window filter (APBF.LOADCHUNK chunks, its
+//!   generations' times in the header) and plain
 //!   strings arrive byte for byte (DUMP bodies), while a writer adds to filters of the same
 //!   slots all along; its acknowledged writes, replayed on a standalone server, give the same
 //!   answers and the same bytes as the migrated filters, and the source keeps none of the keys;
@@ -271,6 +272,24 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
     }
     assert_eq!(type_of(con, &cbf), "RSbloomCB");
     set.keys.push(cbf);
+    // A sliding window over the last hour travels as APBF.LOADCHUNK chunks, times and all.
+    let apbf = plan.key(0, "apbf");
+    expect_ok(
+        con,
+        &["APBF.RESERVE", &apbf, "TIME", "0.001", "5000", "3600"],
+    );
+    let apbf_items = gen_items(&format!("{apbf}/"), 0..700);
+    let old: Vec<&[u8]> = [b"APBF.INSERTAT".as_slice(), apbf.as_bytes(), b"1000"]
+        .into_iter()
+        .chain(apbf_items[..100].iter().map(Vec::as_slice))
+        .collect();
+    raw(con, &old);
+    for item in &apbf_items[100..] {
+        let add: [&[u8]; 3] = [b"APBF.ADD", apbf.as_bytes(), item];
+        raw(con, &add);
+    }
+    assert_eq!(type_of(con, &apbf), "RSbloomAP");
+    set.keys.push(apbf);
     for tag in 0..2 {
         let key = plan.key(tag, "string");
         expect_ok(con, &["SET", &key, &format!("plain value {tag}")]);

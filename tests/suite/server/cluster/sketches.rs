@@ -2,8 +2,9 @@
 //! RedisBloom types that travel whole as DUMP / RESTORE payloads) and what each must keep
 //! through a reshard or a failover: its DUMP bytes (all nodes run the same server) and its
 //! answers (CMS.QUERY / CMS.INFO, TOPK.LIST WITHCOUNT / TOPK.QUERY / TOPK.INFO,
-//! TDIGEST.QUANTILE / CDF / INFO), and counting Bloom filters (CBF.MEXISTS / COUNT / INFO,
-//! moved by MIGRATE as DUMP payloads too).
+//! TDIGEST.QUANTILE / CDF / INFO), counting Bloom filters (CBF.MEXISTS / COUNT / INFO) and
+//! sliding-window filters (an hour-long TIME window: APBF.MEXISTS / INFO, its times kept),
+//! moved by MIGRATE as DUMP payloads too.
 
 use super::ok;
 use common::*;
@@ -34,7 +35,7 @@ pub fn populate_sketches(con: &mut ClusterConnection) -> Vec<String> {
     let mut keys = Vec::with_capacity(SKETCHES);
     for i in 0..SKETCHES {
         let items = gen_items(&format!("sketch:{i}/"), 0..300);
-        let key = match i % 4 {
+        let key = match i % 5 {
             0 => {
                 let key = format!("cms:{i}");
                 ok(con, &["CMS.INITBYDIM", &key, "100", "5"]);
@@ -70,6 +71,15 @@ pub fn populate_sketches(con: &mut ClusterConnection) -> Vec<String> {
                 }
                 key
             }
+            4 => {
+                // A sliding window over the last hour (rsbloom's own): 50 items added at the
+                // start of 1970 (long out of the window), then 200 at the server's clock.
+                let key = format!("apbf:{i}");
+                ok(con, &["APBF.RESERVE", &key, "TIME", "0.01", "1000", "3600"]);
+                ok(con, &args(&["APBF.INSERTAT", &key, "1"], &items[200..250]));
+                ok(con, &args(&["APBF.MADD", &key], &items[..200]));
+                key
+            }
             _ => {
                 let key = format!("td:{i}");
                 ok(con, &["TDIGEST.CREATE", &key, "COMPRESSION", "100"]);
@@ -102,6 +112,11 @@ fn state(con: &mut ClusterConnection, key: &str) -> SketchState {
             ok(con, &args(&["CBF.MEXISTS", key], &probes)),
             ok(con, &["CBF.COUNT", key, "hot"]),
             ok(con, &["CBF.INFO", key]),
+        ]
+    } else if key.starts_with("apbf:") {
+        vec![
+            ok(con, &args(&["APBF.MEXISTS", key], &probes)),
+            ok(con, &["APBF.INFO", key]),
         ]
     } else if key.starts_with("topk:") {
         vec![

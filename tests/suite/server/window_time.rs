@@ -1,0 +1,136 @@
+//! A TIME window's time is the primary's. Its adds are replicated and logged as
+//! `APBF.INSERTAT key <ms> items...` with the primary's moment, so a replica and an AOF
+//! replay (at a later moment, on a clock of their own) hold the primary's bytes exactly; a
+//! COUNT window's adds, whose answers do not depend on time, travel as they came.
+
+use rsbloom_test_support as common;
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use common::*;
+use redis::{Connection, Value};
+
+/// Every command of the AOF's incremental files (after the last rewrite).
+fn aof_incr_commands(s: &Server) -> Vec<Vec<Vec<u8>>> {
+    let dir = s.dir().join("appendonlydir");
+    let manifest = fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("manifest");
+    let mut out = Vec::new();
+    for line in manifest.lines().filter(|l| l.ends_with("type i")) {
+        let name = line.split_whitespace().nth(1).expect("file name");
+        let bytes = fs::read(dir.join(name)).expect("incr file");
+        out.extend(parse_aof(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")));
+    }
+    out
+}
+
+fn dumps(c: &mut Connection, keys: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    keys.iter()
+        .map(|k| (k.to_string(), as_bytes(&raw(c, &["DUMP", k]))))
+        .collect()
+}
+
+fn mexists(c: &mut Connection, key: &str, items: &[Vec<u8>]) -> Vec<i64> {
+    let mut args: Vec<&[u8]> = vec![b"APBF.MEXISTS", key.as_bytes()];
+    args.extend(items.iter().map(Vec::as_slice));
+    as_ints(&raw(c, &args))
+}
+
+#[test]
+fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
+    let mut primary = Server::start();
+    let mut p = primary.conn();
+    expect_ok(&mut p, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
+    expect_ok(&mut p, &["CONFIG", "SET", "appendonly", "yes"]);
+    wait_for_aof_rewrite(&mut p);
+    let replica = primary.start_replica();
+    let mut r = replica.conn();
+
+    let old = gen_items("old:", 0..50);
+    let live = gen_items("live:", 0..300);
+    let never = gen_items("never:", 0..2000);
+    expect_ok(
+        &mut p,
+        &["APBF.RESERVE", "t", "TIME", "0.01", "1000", "3600"],
+    );
+    // At the start of 1970: out of the window long ago.
+    let mut args: Vec<&[u8]> = vec![b"APBF.INSERTAT", b"t", b"1000"];
+    args.extend(old.iter().map(Vec::as_slice));
+    assert_eq!(as_ints(&raw(&mut p, &args)), vec![1; old.len()]);
+    // Now, one command at a time, so the moments differ.
+    for item in &live {
+        let add: [&[u8]; 3] = [b"APBF.ADD", b"t", item];
+        raw(&mut p, &add);
+    }
+    expect_ok(&mut p, &["APBF.RESERVE", "c", "COUNT", "0.01", "500"]);
+    let mut args: Vec<&[u8]> = vec![b"APBF.MADD", b"c"];
+    args.extend(live.iter().map(Vec::as_slice));
+    raw(&mut p, &args);
+    expect_int(&mut p, &["APBF.ADD", "implicit", "a"], 1);
+    expect_int(&mut p, &["WAIT", "1", "5000"], 1);
+
+    // The replica holds the primary's bytes, times included, and answers alike.
+    let keys = ["t", "c", "implicit"];
+    let want = dumps(&mut p, &keys);
+    let got = dumps(&mut r, &keys);
+    for key in keys {
+        if got[key] != want[key] {
+            let info = |c: &mut Connection| format!("{:?}", raw(c, &["APBF.INFO", key]));
+            panic!(
+                "{key}: the replica's DUMP differs: {} vs {}",
+                info(&mut r),
+                info(&mut p)
+            );
+        }
+    }
+    assert_eq!(mexists(&mut p, "t", &live), vec![1; live.len()]);
+    let old_found = mexists(&mut p, "t", &old).iter().sum::<i64>();
+    assert!(old_found <= 5, "{old_found} of 50 expired items found");
+    for key in ["t", "c"] {
+        for items in [&old, &live, &never] {
+            assert_eq!(
+                mexists(&mut r, key, items),
+                mexists(&mut p, key, items),
+                "{key}"
+            );
+        }
+    }
+
+    // The log: the TIME window's adds carry their moment; the COUNT window's come as sent.
+    let log = aof_incr_commands(&primary);
+    let on = |key: &[u8]| -> Vec<String> {
+        log.iter()
+            .filter(|a| a.len() > 1 && a[1] == key && a[0].len() > 5)
+            .filter(|a| a[0][..5].eq_ignore_ascii_case(b"APBF."))
+            .map(|a| String::from_utf8_lossy(&a[0]).to_ascii_uppercase())
+            .collect()
+    };
+    let t = on(b"t");
+    assert_eq!(t[0], "APBF.LOADCHUNK", "the creation pins the shape: {t:?}");
+    assert!(t[1..].iter().all(|n| n == "APBF.INSERTAT"), "{t:?}");
+    assert_eq!(t.len(), 2 + live.len());
+    assert_eq!(on(b"c"), ["APBF.LOADCHUNK", "APBF.MADD"]);
+    let moments: Vec<u64> = log
+        .iter()
+        .filter(|a| a[0].eq_ignore_ascii_case(b"APBF.INSERTAT") && a[1] == b"t")
+        .map(|a| String::from_utf8_lossy(&a[2]).parse().expect("a time"))
+        .collect();
+    assert!(moments.windows(2).all(|w| w[0] <= w[1]), "time goes back");
+    assert!(
+        moments[1] > 1_600_000_000_000,
+        "the server's clock: {}",
+        moments[1]
+    );
+
+    // A replay at a later moment, on its own clock, rebuilds the same bytes.
+    drop(p);
+    drop(r);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::remove_file(primary.dir().join("dump.rdb")).ok();
+    primary.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    let mut p = primary.conn();
+    assert_eq!(dumps(&mut p, &keys), want, "after the AOF replay");
+    assert_eq!(mexists(&mut p, "t", &live), vec![1; live.len()]);
+    let v: Value = raw(&mut p, &["APBF.INSERTAT", "t", "5", "late"]);
+    assert_eq!(as_ints(&v), vec![1]);
+}
