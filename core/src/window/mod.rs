@@ -28,4 +28,6 @@ pub use filter::{WindowFilter, WindowMeta};
 pub use shape::{Shape, Window};
 
 #[cfg(test)]
+mod rates;
+#[cfg(test)]
 mod tests;
