@@ -28,6 +28,8 @@ pub use filter::{WindowFilter, WindowMeta};
 pub use shape::{Shape, Window};
 
 #[cfg(test)]
+mod guarantees;
+#[cfg(test)]
 mod rates;
 #[cfg(test)]
 mod tests;
