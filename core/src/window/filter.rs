@@ -324,24 +324,41 @@ impl WindowFilter {
     /// Closes the youngest generation if it is due (full, or in a TIME window older than
     /// its quantum) and the generation that would leave the window has expired; otherwise
     /// counts an overflow when it was due. Returns whether the ring turned.
+    ///
+    /// A TIME window turns once more for each further quantum that passed without an add
+    /// (as far as expired generations allow, at most once round the ring): empty
+    /// generations stand for the idle quanta, so the items of before an idle period move
+    /// away from the window as time does. Without them an item of the last generation
+    /// before the idle period stayed next to the first one after it, found whenever that
+    /// one's slice held its bit (about a third of such items, however long the idle).
     fn maybe_turn(&mut self, now: u64) -> bool {
         let youngest = *self.generation(0);
         let full = youngest.items >= self.meta.shape.generation;
-        let old = youngest.items > 0
-            && now.saturating_sub(youngest.first_ms) >= self.meta.quantum_ms()
-            && self.meta.span_ms().is_some();
+        let elapsed = now.saturating_sub(youngest.first_ms);
+        let quantum = self.meta.quantum_ms();
+        let old = youngest.items > 0 && elapsed >= quantum && self.meta.span_ms().is_some();
         if !(full || old) {
             return false;
         }
         let s = self.meta.shape;
-        let leaving = *self.generation(s.slices - s.k);
-        if self.live(&leaving, now) && self.meta.window != Window::Count {
-            self.meta.overflows = self.meta.overflows.saturating_add(1);
-            return false;
+        let wanted = if old {
+            (elapsed / quantum).min(s.slices as u64)
+        } else {
+            1
+        };
+        for turned in 0..wanted {
+            let leaving = *self.generation(s.slices - s.k);
+            if self.live(&leaving, now) && self.meta.window != Window::Count {
+                if turned == 0 {
+                    self.meta.overflows = self.meta.overflows.saturating_add(1);
+                    return false;
+                }
+                break;
+            }
+            self.meta.head = self.physical(s.slices - 1);
+            self.meta.turns = self.meta.turns.wrapping_add(1);
+            self.generations[self.meta.head as usize] = Generation::default();
         }
-        self.meta.head = self.physical(s.slices - 1);
-        self.meta.turns = self.meta.turns.wrapping_add(1);
-        self.generations[self.meta.head as usize] = Generation::default();
         true
     }
 

@@ -350,3 +350,44 @@ fn a_time_window_fed_over_its_capacity_counts_overflows_and_keeps_every_item() {
     assert!(run.f.meta().overflows > before);
     assert_eq!(run.f.meta().added, 22 * cap);
 }
+
+/// A TIME window forgets by time, not only by generations: after an idle period, the items
+/// of before it answer as never-added ones do once adds resume (a server down for an hour
+/// forgets what expired meanwhile).
+#[test]
+fn an_idle_period_ages_the_items_before_it() {
+    let span = 60_000;
+    let cap = 20_000;
+    for rate in RATES {
+        let f = WindowFilter::new(Window::Time { span_ms: span }, rate, cap, LIMIT).unwrap();
+        let q = f.meta().quantum_ms();
+        let k = f.shape().k as u64;
+        let mut run = Run::new(f);
+        let mut now = 1_700_000_000_000u64;
+        for _ in 0..2 * cap {
+            run.add(now, 1);
+            now += span / cap;
+        }
+        let before = run.times.len();
+        // Idle for longer than the span and k quanta, then steady again for a span.
+        now += span + (k + 1) * q;
+        let mut found = 0u64;
+        let mut looked = 0u64;
+        for i in 0..cap {
+            run.add(now, 1);
+            now += span / cap;
+            if i % 2_000 == 1_999 {
+                run.check(now);
+                let old: Vec<usize> = (before - cap as usize..before).collect();
+                found += run.lookup(&old, now).into_iter().filter(|&b| b).count() as u64;
+                looked += old.len() as u64;
+            }
+        }
+        let share = found as f64 / looked as f64;
+        eprintln!("idle {rate}: items of before the idle period found at {share:.6} of {looked}");
+        assert!(
+            share <= 2.0 * rate,
+            "{rate}: items of before the idle period found at {share}"
+        );
+    }
+}
