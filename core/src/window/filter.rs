@@ -468,7 +468,7 @@ impl WindowFilter {
         (0..MAX_SLICES)
             .filter(|j| starts >> j & 1 == 1)
             .map(|j| self.generation(j).items)
-            .sum()
+            .fold(0, u64::saturating_add)
     }
 
     /// Up to `max` bytes of block data from byte `offset` (little-endian words); `None`
