@@ -22,6 +22,8 @@
 
 pub mod codec;
 pub mod filter;
+#[cfg(any(test, feature = "testkit"))]
+pub mod harness;
 pub mod shape;
 
 pub use filter::{WindowFilter, WindowMeta};
@@ -29,6 +31,8 @@ pub use shape::{Shape, Window};
 
 #[cfg(test)]
 mod guarantees;
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod rates;
 #[cfg(test)]
