@@ -284,3 +284,47 @@ fn time_windows_keep_the_rate_under_a_varying_pace() {
         m.check();
     }
 }
+
+/// Bytes per item (`memory_bytes() / capacity`) at 1,000,000 and 10,000,000 items, beside
+/// a plain Bloom filter's `-ln(rate) / ln(2)^2` bits: printed for the README, and bounded
+/// (a window costs more than a plain filter: its slices hold up to `k` generations past
+/// the window; a TIME window's ring has room for twice the generations).
+#[test]
+fn bytes_per_item() {
+    use super::filter::memory_for;
+    use super::shape::choose;
+    for window in [Window::Count, Window::Time { span_ms: SPAN_MS }] {
+        for rate in RATES {
+            let bloom = -rate.ln() / std::f64::consts::LN_2.powi(2) / 8.0;
+            let mut row = Vec::new();
+            for capacity in [1_000_000u64, 10_000_000] {
+                let shape = choose(window, rate, capacity).unwrap();
+                let per_item = memory_for(&shape) as f64 / capacity as f64;
+                if capacity == 1_000_000 {
+                    let f = WindowFilter::new(window, rate, capacity, LIMIT).unwrap();
+                    assert_eq!(f.memory_bytes(), memory_for(&shape));
+                }
+                let most = match window {
+                    Window::Count => 3.0,
+                    Window::Time { .. } => 5.5,
+                };
+                assert!(
+                    per_item > bloom && per_item < most * bloom,
+                    "{window:?} {rate} {capacity}: {per_item} bytes per item"
+                );
+                row.push(format!(
+                    "{capacity}: {per_item:.3} B/item ({:.2}x Bloom's {bloom:.3}; k {} l {})",
+                    per_item / bloom,
+                    shape.k,
+                    shape.l
+                ));
+            }
+            let name = if window == Window::Count {
+                "COUNT"
+            } else {
+                "TIME"
+            };
+            eprintln!("bytes {name} at {rate}: {}", row.join(", "));
+        }
+    }
+}
