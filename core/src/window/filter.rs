@@ -111,7 +111,11 @@ impl WindowMeta {
             }
         }
         let s = &self.shape;
-        if s.k == 0 || s.l == 0 || s.slices != shape::slices_for(self.window, s.k, s.l) {
+        // k and l first: slices_for's sum would wrap for huge ones.
+        if !(1..MAX_SLICES).contains(&s.k)
+            || !(1..MAX_SLICES).contains(&s.l)
+            || s.slices != shape::slices_for(self.window, s.k, s.l)
+        {
             return Err(bad_data("slices do not match k and the generations"));
         }
         if s.slices > MAX_SLICES {
@@ -482,7 +486,7 @@ impl WindowFilter {
         (0..MAX_SLICES)
             .filter(|j| starts >> j & 1 == 1)
             .map(|j| self.generation(j).items)
-            .sum()
+            .fold(0, u64::saturating_add)
     }
 
     /// Up to `max` bytes of block data from byte `offset` (little-endian words); `None`

@@ -22,10 +22,18 @@
 
 pub mod codec;
 pub mod filter;
+#[cfg(any(test, feature = "testkit"))]
+pub mod harness;
 pub mod shape;
 
 pub use filter::{WindowFilter, WindowMeta};
 pub use shape::{Shape, Window};
 
+#[cfg(test)]
+mod guarantees;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod rates;
 #[cfg(test)]
 mod tests;

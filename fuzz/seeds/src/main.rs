@@ -1,6 +1,6 @@
 //! Writes seed inputs for the fuzz targets into `fuzz/corpus/<target>/`: valid RDB values of
 //! both Bloom types, of cuckoo filters, of counting Bloom filters (and their headers), of
-//! Count-Min Sketches and of Top-K sketches, and
+//! Count-Min Sketches, of Top-K sketches and of sliding-window filters, and
 //! LOADCHUNK sessions of a few filters of each filter family. Run by `make fuzz`.
 
 use std::fs;
@@ -16,6 +16,7 @@ use rsbloom_core::fields::Writer;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
 use rsbloom_core::testkit::{cms, cuckoo, topk};
 use rsbloom_core::topk::{Params, TopK};
+use rsbloom_core::window::{harness as window, Window, WindowFilter};
 
 fn main() -> std::io::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -47,7 +48,36 @@ fn main() -> std::io::Result<()> {
     cuckoo_seeds(&root)?;
     cms_seeds(&root)?;
     counting_seeds(&root)?;
+    window_seeds(&root)?;
     topk_seeds(&root)
+}
+
+/// Sliding-window filters of a few shapes (window, error rate, capacity), COUNT and TIME,
+/// fed past their window with times that advance, jump and go back.
+fn window_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("window_value");
+    fs::create_dir_all(&dir)?;
+    let shapes = [
+        (Window::Count, 0.01, 20),
+        (Window::Count, 0.2, 3),
+        (Window::Time { span_ms: 1_000 }, 0.01, 30),
+        (Window::Time { span_ms: 5 }, 0.001, 8),
+    ];
+    for (i, &(w, error, capacity)) in shapes.iter().enumerate() {
+        let mut filter =
+            WindowFilter::new(w, error, capacity, window::LIMIT).expect("small window filter");
+        let mut now = 1_700_000_000_000u64;
+        for n in 0..capacity * 3 {
+            now = match n % 11 {
+                0 => now + 700,
+                5 => now - 3,
+                _ => now + 1,
+            };
+            filter.add(format!("seed:{n}").as_bytes(), now);
+        }
+        fs::write(dir.join(format!("seed{i}")), window::encode_value(&filter))?;
+    }
+    Ok(())
 }
 
 /// Counting Bloom filters of a few shapes (error rate, capacity, counter bits), some items

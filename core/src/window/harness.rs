@@ -1,0 +1,109 @@
+//! Entry points for the property tests and the fuzz target of the sliding-window filter's
+//! decoders: arbitrary bytes as an `RSbloomAP` RDB value (in the wire form) or as a
+//! SCANDUMP header. A clean rejection is always fine; an accepted filter must pass its own
+//! validation, stay within the limit, re-encode to the bytes it came from, rebuild through
+//! its SCANDUMP stream and survive lookups and adds at any time, finding what it was just
+//! given.
+
+use super::codec;
+use super::filter::WindowFilter;
+use crate::fields::{Reader, Writer};
+
+/// The size limit the harness runs under: small, so every accepted filter is cheap.
+pub const LIMIT: u64 = 1 << 20;
+
+/// The RDB value of a filter in the wire form ([`Writer`]).
+pub fn encode_value(filter: &WindowFilter) -> Vec<u8> {
+    let mut out = Writer::default();
+    codec::save(filter, &mut out);
+    out.0
+}
+
+/// Rebuilds a filter from its SCANDUMP stream in chunks of `max_chunk` bytes, as
+/// APBF.LOADCHUNK would on a missing key.
+pub fn rebuild(filter: &WindowFilter, max_chunk: u64) -> WindowFilter {
+    let calls = codec::load_calls(filter, max_chunk);
+    let (first, rest) = calls.split_first().expect("a header");
+    let codec::Load::Header(mut rebuilt) =
+        codec::parse_load(first.0, &first.1, LIMIT, false).expect("own header refused")
+    else {
+        panic!("the first call is not a header")
+    };
+    for (iter, data) in rest {
+        let codec::Load::Data { offset, data } =
+            codec::parse_load(*iter, data, LIMIT, true).expect("own chunk refused")
+        else {
+            panic!("a later call is not data")
+        };
+        rebuilt
+            .write_chunk(offset, data)
+            .expect("own chunk refused");
+    }
+    *rebuilt
+}
+
+fn check_accepted(filter: &mut WindowFilter) {
+    filter
+        .meta()
+        .validate(LIMIT)
+        .expect("accepted filter fails its own validation");
+    assert!(
+        filter.memory_bytes() <= LIMIT,
+        "accepted filter over the limit"
+    );
+    let value = encode_value(filter);
+    let again = codec::load(&mut Reader(&value), codec::ENCODING_VERSION, LIMIT)
+        .expect("re-encoded filter is refused");
+    assert_eq!(&again, filter, "RDB round trip changed the filter");
+    assert_eq!(&rebuild(filter, 61), filter, "SCANDUMP changed the filter");
+    let clock = filter.meta().clock_ms;
+    let span = filter.meta().span_ms().unwrap_or(0);
+    for now in [0, clock, clock.saturating_add(span), u64::MAX] {
+        let _ = filter.starts(now);
+        let _ = filter.items_in_window(now);
+        let _ = filter.contains(b"fuzz", now);
+    }
+    for (i, item) in [&b""[..], b"a", b"fuzz"].into_iter().enumerate() {
+        let now = clock.saturating_add(i as u64 * span / 2);
+        filter.add(item, now);
+        // Far from the end of time, an item just added is in the window.
+        if filter.meta().clock_ms < 1 << 62 {
+            assert!(filter.contains(item, now), "an added item is missing");
+        }
+        let hashes = [WindowFilter::hash(item); 3];
+        let _ = filter.add_batch(&hashes, now, true);
+        let _ = filter.contains_batch(&hashes, now, true);
+    }
+    let value = encode_value(filter);
+    let again = codec::load(&mut Reader(&value), codec::ENCODING_VERSION, LIMIT)
+        .expect("a used filter is refused");
+    assert_eq!(&again, filter, "RDB round trip changed the used filter");
+}
+
+/// An `RSbloomAP` RDB value in the wire form (fuzz target `window_value`). An accepted value
+/// re-encodes to exactly the bytes it used.
+pub fn value(data: &[u8]) {
+    let mut reader = Reader(data);
+    let Ok(mut filter) = codec::load(&mut reader, codec::ENCODING_VERSION, LIMIT) else {
+        return;
+    };
+    let used = data.len() - reader.rest().len();
+    assert_eq!(
+        encode_value(&filter),
+        &data[..used],
+        "accepted value re-encodes differently"
+    );
+    check_accepted(&mut filter);
+}
+
+/// A SCANDUMP header as APBF.LOADCHUNK's first call receives it.
+pub fn header(data: &[u8]) {
+    if let Ok(mut filter) = codec::decode_header(data, LIMIT) {
+        assert_eq!(
+            codec::encode_header(&filter),
+            data,
+            "accepted header re-encodes differently"
+        );
+        check_accepted(&mut filter);
+    }
+}
