@@ -273,9 +273,23 @@ impl WindowFilter {
     pub fn starts(&self, now_ms: u64) -> u64 {
         let now = self.effective_ms(now_ms);
         let s = &self.meta.shape;
-        (0..=s.slices - s.k)
-            .filter(|&j| self.live(self.generation(j), now))
-            .fold(0u64, |m, j| m | 1 << j)
+        let n = s.slices as usize;
+        let span = self.meta.span_ms();
+        let mut mask = 0u64;
+        let mut p = self.meta.head as usize;
+        for j in 0..=(s.slices - s.k) {
+            let g = &self.generations[p];
+            if g.items > 0 {
+                // Older generations ended earlier (time never goes back): past the first
+                // expired one, all are.
+                if span.is_some_and(|span| g.last_ms.saturating_add(span) <= now) {
+                    break;
+                }
+                mask |= 1 << j;
+            }
+            p = if p + 1 == n { 0 } else { p + 1 };
+        }
+        mask
     }
 
     /// The item's bit in each slice, as a logical mask (bit `j`: logical slice `j`); the

@@ -18,7 +18,7 @@ use crate::config;
 /// emits the keyspace event and replicates: a creation as its header, then the items as
 /// `APBF.INSERTAT key <ms> items...` for a TIME window (the moment pinned) or as they came
 /// for a COUNT window (whose answers do not depend on time).
-fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Result<Vec<bool>> {
+fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Result<Added> {
     let key = open_write(call);
     let (mut filter, created) = match key.write::<WindowFilter>()? {
         Some(f) => (f, false),
@@ -39,12 +39,12 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
         replicate_creation(call.ctx, call.key(), &filter);
     }
     let now = at.unwrap_or_else(now_ms);
-    // One item (APBF.ADD) needs no heap for its hash.
+    // One item (APBF.ADD) needs no heap.
     let added = if let [item] = items {
-        vec![filter.add_hash(WindowFilter::hash(item.as_slice()), now)]
+        Added::One(filter.add_hash(WindowFilter::hash(item.as_slice()), now))
     } else {
         let hashes: Vec<ItemHash> = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
-        filter.add_batch(&hashes, now, config::batch_prefetch())
+        Added::Many(filter.add_batch(&hashes, now, config::batch_prefetch()))
     };
     call.notify();
     let timed = filter.meta().span_ms().is_some();
@@ -63,16 +63,34 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
     Ok(added)
 }
 
+/// Whether each item was new to the window.
+enum Added {
+    One(bool),
+    Many(Vec<bool>),
+}
+
+impl Added {
+    /// One answer per item, as an array (MADD, INSERTAT).
+    fn array(self) -> Reply {
+        match self {
+            Added::One(a) => Reply::Bools(vec![a]),
+            Added::Many(a) => Reply::Bools(a),
+        }
+    }
+}
+
 /// APBF.ADD key item: 1 if the item was not in the window before, 0 if it was (added
 /// either way, so its age starts again).
 pub fn add(call: &Call) -> Result<Reply> {
-    let added = add_items(call, None, &call.args[2..], true)?;
-    Ok(Reply::Bool(added[0]))
+    match add_items(call, None, &call.args[2..], true)? {
+        Added::One(a) => Ok(Reply::Bool(a)),
+        Added::Many(_) => Err(Error::Internal),
+    }
 }
 
 /// APBF.MADD key item [item ...]: one answer per item.
 pub fn madd(call: &Call) -> Result<Reply> {
-    Ok(Reply::Bools(add_items(call, None, &call.args[2..], true)?))
+    Ok(add_items(call, None, &call.args[2..], true)?.array())
 }
 
 /// APBF.INSERTAT key ms item [item ...]: the items added at `ms` (milliseconds since the
@@ -82,10 +100,5 @@ pub fn insertat(call: &Call) -> Result<Reply> {
     let ms = grammar::integer(&call.args[2])
         .filter(|&ms| ms >= 0)
         .ok_or(Error::ApbfBadTime)? as u64;
-    Ok(Reply::Bools(add_items(
-        call,
-        Some(ms),
-        &call.args[3..],
-        false,
-    )?))
+    Ok(add_items(call, Some(ms), &call.args[3..], false)?.array())
 }
