@@ -9,6 +9,15 @@ SETBIT at pipeline 32 as the ceiling, several rounds interleaved. It prints medi
 max, the ratio to GETBIT from the same run and the server-side usec_per_call, writes
 bench/results/e2e.csv and draws bench/results/e2e.svg.
 
+The same rounds measure the families that forget, on 10,000,000-item filters: the counting
+Bloom filter (CBF.ADD / EXISTS / DEL at pipeline 32, CBF.MADD / MEXISTS / MDEL x100) at 0.01
+and at the cuckoo filter's own rate (1.559 %), beside the cuckoo filter (CF.*); the sliding
+window (APBF.ADD / EXISTS at pipeline 32, APBF.MADD / MEXISTS x100 on a COUNT window, APBF.ADD
+on a TIME window) beside what users run today, two BF.* filters rotated by a Lua script
+(LUA2BF.*, the rueidis scheme, run by EVALSHA). It prints each filter's bytes per item
+(MEMORY USAGE / capacity) and the issue's ratios (APBF.ADD / BF.ADD, APBF.ADD / LUA2BF.ADD,
+CBF.ADD / BF.ADD, ...). tools/bytes-per-item.py gives bytes per item at other sizes.
+
 Then rsbloom beside RedisBloom 2.8.2: two servers of the same binary (Redis 7.4.1 of
 redis-stack, target/servers/redis-7.4.env, installed by `make deps-servers`), one with each
 module, take the same Bloom and cuckoo commands on 10,000,000-item filters in interleaved
@@ -19,7 +28,10 @@ Each figure is also given as a ratio to GETBIT measured on the same server in th
 and rsbloom / RedisBloom as the median of the per-round ratios. Writes
 bench/results/e2e-redisbloom.csv.
 
-Usage: python3 bench/e2e.py [--rounds N (5)] [--quick] [--only TEXT]
+--only TEXT runs the rows whose label contains TEXT (or one of its comma-separated parts), GETBIT
+always: `--only APBF,LUA2BF,BF.ADD 10M` for the sliding-window rows and their ratios.
+
+Usage: python3 bench/e2e.py [--rounds N (5)] [--quick] [--only TEXT[,TEXT...]]
                             [--part all|rsbloom|redisbloom]
 """
 
@@ -398,6 +410,11 @@ def run_one(server, cfg):
     return rps, rps * items, usec
 
 
+def selected(only, text):
+    """Whether --only's text, or one of its comma-separated parts, is in `text`."""
+    return any(part in text for part in only.split(","))
+
+
 def label(cfg):
     fname, cmd, pipe, prefetch, _, items, _ = cfg
     text = f"{cmd} {fname}" if fname != "-" else cmd
@@ -490,7 +507,7 @@ def rsbloom_part(args):
         fill_random(c, "fbig")
         c.call("SETBIT", "bits", "12345", "1")
         cfgs = [c for c in configs(args.quick)
-                if args.only in label(c) or c[1] == "GETBIT"]
+                if selected(args.only, label(c)) or c[1] == "GETBIT"]
         if not apbf_available(c):
             if any(cfg[1].startswith("APBF.") for cfg in cfgs):
                 print("NOTE: this module has no APBF.* commands: the sliding-window rows are left out")
@@ -704,7 +721,7 @@ def filters_grew(server):
 def redisbloom_part(args):
     program, env, redisbloom = stack_server()
     cfgs = [c for c in compare_configs(args.quick)
-            if args.only in compare_label(c) or c[0] == "GETBIT"]
+            if selected(args.only, compare_label(c)) or c[0] == "GETBIT"]
     workdirs = [tempfile.mkdtemp(prefix="rsbloom-bench-") for _ in MODULES]
     servers = []
     grew = set()
@@ -782,7 +799,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer requests per run")
     ap.add_argument("--only", default="", help="run only configurations whose label contains this"
-                    " (GETBIT always runs, as the baseline)")
+                    " or one of its comma-separated parts (GETBIT always runs, as the baseline)")
     ap.add_argument("--part", choices=("all", "rsbloom", "redisbloom"), default="all",
                     help="rsbloom alone on the system redis-server, rsbloom beside RedisBloom on "
                     "Redis 7.4.1, or both")
