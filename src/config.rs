@@ -41,6 +41,10 @@ pub const DEFAULT_CBF_COUNTER_BITS: i64 =
     rsbloom_core::counting::filter::DEFAULT_COUNTER_BITS as i64;
 /// The largest counting filter initial size (as CBF.RESERVE's capacity limit).
 pub const CBF_MAX_INITIAL_SIZE: i64 = rsbloom_core::bloom::meta::MAX_CAPACITY as i64;
+// Sliding-window filters: what APBF.ADD / APBF.MADD create a missing key with (a COUNT
+// window).
+pub const DEFAULT_APBF_CAPACITY: i64 = 1000;
+pub const APBF_MAX_CAPACITY: i64 = rsbloom_core::bloom::meta::MAX_CAPACITY as i64;
 /// The smallest cuckoo initial size (RedisBloom 8's: twice its smallest default bucket
 /// size).
 pub const CF_MIN_INITIAL_SIZE: i64 = 4;
@@ -91,6 +95,8 @@ pub static CF_MAX_EXPANSIONS: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_EXPANSIO
 pub static CBF_ERROR_RATE: ErrorRate = ErrorRate(AtomicU64::new(0x3F84_7AE1_47AE_147B));
 pub static CBF_INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CBF_INITIAL_SIZE);
 pub static CBF_COUNTER_BITS: CounterBits = CounterBits(AtomicI64::new(DEFAULT_CBF_COUNTER_BITS));
+pub static APBF_ERROR_RATE: ErrorRate = ErrorRate(AtomicU64::new(0x3F84_7AE1_47AE_147B));
+pub static APBF_CAPACITY: AtomicI64 = AtomicI64::new(DEFAULT_APBF_CAPACITY);
 
 /// `bf.cbf-counter-bits`: 4 or 8, refused otherwise on every set.
 pub struct CounterBits(AtomicI64);
@@ -128,6 +134,15 @@ pub fn cbf_defaults() -> CbfDefaults {
         capacity: CBF_INITIAL_SIZE.load(Ordering::Relaxed) as u64,
         counter_bits: CBF_COUNTER_BITS.0.load(Ordering::Relaxed) as u32,
     }
+}
+
+/// What APBF.ADD / APBF.MADD create a missing key with: a COUNT window of this capacity
+/// and error rate.
+pub fn apbf_defaults() -> (f64, u64) {
+    (
+        APBF_ERROR_RATE.get(),
+        APBF_CAPACITY.load(Ordering::Relaxed) as u64,
+    )
 }
 
 enum_configuration! {
@@ -262,7 +277,8 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
 /// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, the cuckoo
 /// filters' `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`, `cf-expansion-factor`,
 /// `cf-max-expansions`, the counting filters' `cbf-error-rate`, `cbf-initial-size`,
-/// `cbf-counter-bits`, or RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
+/// `cbf-counter-bits`, the sliding windows' `apbf-error-rate`, `apbf-capacity`, or
+/// RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
 /// `CF_MAX_EXPANSIONS`) and a value. Any bad pair fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
     if !args.len().is_multiple_of(2) {
@@ -330,6 +346,14 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
             "cbf-counter-bits" => {
                 let v = parse_counter_bits(parse_int(name, value, 4, 8)?)?;
                 CBF_COUNTER_BITS.0.store(v, Ordering::Relaxed);
+            }
+            "apbf-error-rate" => {
+                let p = parse_error_rate(value)?;
+                APBF_ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
+            }
+            "apbf-capacity" => {
+                let v = parse_int(name, value, 1, APBF_MAX_CAPACITY)?;
+                APBF_CAPACITY.store(v, Ordering::Relaxed);
             }
             _ => return Err(format!("unknown load argument '{name}'")),
         }

@@ -106,9 +106,10 @@ pub static TDIGEST: Counters = Counters::new(c"tdigest");
 
 /// Counting Bloom filters (`RSbloomCB` keys).
 pub static CBF: Counters = Counters::new(c"cbf");
+pub static APBF: Counters = Counters::new(c"apbf");
 
 /// Every family's counters, in INFO order.
-static FAMILIES: [&Counters; 6] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST, &CBF];
+static FAMILIES: [&Counters; 7] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST, &CBF, &APBF];
 
 fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
     let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldLongLong }) else {

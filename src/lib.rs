@@ -19,9 +19,10 @@ use redis_module::configuration::ConfigurationFlags;
 use redis_module::{redis_module, Context, RedisString, Status};
 
 use config::{
-    BATCH_PREFETCH, CBF_COUNTER_BITS, CBF_ERROR_RATE, CBF_INITIAL_SIZE, CF_BUCKET_SIZE,
-    CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS, CF_MAX_ITERATIONS_CONFIG, CHUNK_BYTES,
-    ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES, NEW_FILTER_FORMAT,
+    APBF_CAPACITY, APBF_ERROR_RATE, BATCH_PREFETCH, CBF_COUNTER_BITS, CBF_ERROR_RATE,
+    CBF_INITIAL_SIZE, CF_BUCKET_SIZE, CF_EXPANSION, CF_INITIAL_SIZE, CF_MAX_EXPANSIONS,
+    CF_MAX_ITERATIONS_CONFIG, CHUNK_BYTES, ERROR_RATE, EXPANSION, INITIAL_SIZE, MAX_FILTER_BYTES,
+    NEW_FILTER_FORMAT,
 };
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
@@ -29,6 +30,7 @@ use datatype::counting::COUNTING_TYPE;
 use datatype::cuckoo::CUCKOO_TYPE;
 use datatype::tdigest::TDIGEST_TYPE;
 use datatype::topk::TOPK_TYPE;
+use datatype::window::WINDOW_TYPE;
 
 /// The version `MODULE LIST` reports: that of the RedisBloom release whose commands, replies
 /// and formats rsbloom follows (8.2.3), as `MAJOR*10000 + MINOR*100 + PATCH`, so clients that
@@ -65,7 +67,7 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE, WINDOW_TYPE],
     init: init,
     configurations: [
         i64: [
@@ -80,10 +82,12 @@ redis_module! {
             ["cf-max-expansions", &CF_MAX_EXPANSIONS, config::DEFAULT_CF_MAX_EXPANSIONS, 1, config::CF_MAX_EXPANSIONS_LIMIT, ConfigurationFlags::DEFAULT, None],
             ["cbf-initial-size", &CBF_INITIAL_SIZE, config::DEFAULT_CBF_INITIAL_SIZE, 1, config::CBF_MAX_INITIAL_SIZE, ConfigurationFlags::DEFAULT, None],
             ["cbf-counter-bits", &CBF_COUNTER_BITS, config::DEFAULT_CBF_COUNTER_BITS, 4, 8, ConfigurationFlags::DEFAULT, None],
+            ["apbf-capacity", &APBF_CAPACITY, config::DEFAULT_APBF_CAPACITY, 1, config::APBF_MAX_CAPACITY, ConfigurationFlags::DEFAULT, None],
         ],
         string: [
             ["error-rate", &ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
             ["cbf-error-rate", &CBF_ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
+            ["apbf-error-rate", &APBF_ERROR_RATE, "0.01", ConfigurationFlags::DEFAULT, None],
         ],
         bool: [
             ["batch-prefetch", &BATCH_PREFETCH, true, ConfigurationFlags::DEFAULT, None],

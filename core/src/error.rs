@@ -190,6 +190,16 @@ pub enum Error {
     CbfNoCounterBits,
     /// CBF.RESERVE's COUNTERBITS is not 4 or 8.
     CbfCounterBits,
+
+    // Sliding-window filters (APBF.*); the BF texts serve where they apply.
+    /// APBF.RESERVE's window is neither COUNT nor TIME.
+    ApbfWindow,
+    /// APBF.RESERVE TIME's span is not a number of seconds in range.
+    ApbfSpanRange,
+    /// No shape of at most 64 slices reaches the error rate asked for.
+    ApbfRateTooSmall,
+    /// APBF.INSERTAT's time is not a whole number of milliseconds from 0.
+    ApbfBadTime,
 }
 
 impl fmt::Display for Error {
@@ -342,6 +352,17 @@ impl fmt::Display for Error {
             // Counting Bloom filters: rsbloom's own, in the BF family's style.
             Error::CbfNoCounterBits => f.write_str("ERR no counter bits"),
             Error::CbfCounterBits => f.write_str("ERR counter bits must be 4 or 8"),
+            // Sliding-window filters: rsbloom's own, in the BF family's style.
+            Error::ApbfWindow => f.write_str("ERR window must be COUNT or TIME"),
+            Error::ApbfSpanRange => {
+                f.write_str("ERR span must be a number of seconds from 0.001 to 1099511627")
+            }
+            Error::ApbfBadTime => {
+                f.write_str("ERR time must be milliseconds since the epoch (an integer from 0)")
+            }
+            Error::ApbfRateTooSmall => {
+                f.write_str("ERR error rate too small for a sliding window (at least 1e-9)")
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod hash;
 pub mod memory;
 pub mod tdigest;
 pub mod topk;
+pub mod window;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

@@ -17,6 +17,7 @@ use argv::Arg;
 use reply::Reply;
 use row::Command;
 
+pub mod apbf;
 pub mod argv;
 pub mod bf;
 pub mod cbf;

@@ -9,7 +9,7 @@ use std::ptr;
 use redis_module::{raw, Context};
 
 use super::row::{Access, ArgDoc, Command, Kind};
-use super::{bf, cbf, cf, cms, tdigest, topk};
+use super::{apbf, bf, cbf, cf, cms, tdigest, topk};
 
 /// Every family's commands.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -19,6 +19,7 @@ pub static FAMILIES: &[&[&Command]] = &[
     topk::rows::COMMANDS,
     tdigest::rows::COMMANDS,
     cbf::rows::COMMANDS,
+    apbf::rows::COMMANDS,
 ];
 
 /// Every command of every family.

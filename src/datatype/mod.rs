@@ -10,6 +10,7 @@ pub mod counting;
 pub mod cuckoo;
 pub mod tdigest;
 pub mod topk;
+pub mod window;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,0 +1,91 @@
+//! APBF.ADD, APBF.MADD and APBF.INSERTAT: add items in order at one moment, creating a
+//! missing key (ADD / MADD) as a COUNT window with the `bf.apbf-*` defaults.
+
+use rsbloom_core::bloom::batch::hash_all;
+use rsbloom_core::bloom::{ItemHash, Scheme};
+use rsbloom_core::error::{Error, Result};
+use rsbloom_core::window::WindowFilter;
+
+use super::{now_ms, replicate_creation};
+use crate::commands::argv::Arg;
+use crate::commands::grammar;
+use crate::commands::key::open_write;
+use crate::commands::reply::Reply;
+use crate::commands::Call;
+use crate::config;
+
+/// Adds `items` at `at` (the server's clock if `None`), creating the filter if `create`;
+/// emits the keyspace event and replicates: a creation as its header, then the items as
+/// `APBF.INSERTAT key <ms> items...` for a TIME window (the moment pinned) or as they came
+/// for a COUNT window (whose answers do not depend on time).
+fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Result<Vec<bool>> {
+    let key = open_write(call);
+    let (mut filter, created) = match key.write::<WindowFilter>()? {
+        Some(f) => (f, false),
+        None if create => {
+            let (error_rate, capacity) = config::apbf_defaults();
+            let limit = config::max_filter_bytes();
+            let new = WindowFilter::new(
+                rsbloom_core::window::Window::Count,
+                error_rate,
+                capacity,
+                limit,
+            )?;
+            (key.store(new)?, true)
+        }
+        None => return Err(Error::NotFound),
+    };
+    if created {
+        replicate_creation(call.ctx, call.key(), &filter);
+    }
+    let now = at.unwrap_or_else(now_ms);
+    // One item (APBF.ADD) needs no heap for its hash.
+    let added = if let [item] = items {
+        vec![filter.add_hash(WindowFilter::hash(item.as_slice()), now)]
+    } else {
+        let hashes: Vec<ItemHash> = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+        filter.add_batch(&hashes, now, config::batch_prefetch())
+    };
+    call.notify();
+    let timed = filter.meta().span_ms().is_some();
+    if timed || created {
+        let ms = filter.meta().clock_ms.to_string();
+        let mut args: Vec<&[u8]> = vec![call.key().as_slice()];
+        if timed {
+            args.push(ms.as_bytes());
+        }
+        args.extend(items.iter().map(Arg::as_slice));
+        let name = if timed { "APBF.INSERTAT" } else { "APBF.MADD" };
+        call.ctx.replicate(name, args.as_slice());
+    } else {
+        call.ctx.replicate_verbatim();
+    }
+    Ok(added)
+}
+
+/// APBF.ADD key item: 1 if the item was not in the window before, 0 if it was (added
+/// either way, so its age starts again).
+pub fn add(call: &Call) -> Result<Reply> {
+    let added = add_items(call, None, &call.args[2..], true)?;
+    Ok(Reply::Bool(added[0]))
+}
+
+/// APBF.MADD key item [item ...]: one answer per item.
+pub fn madd(call: &Call) -> Result<Reply> {
+    Ok(Reply::Bools(add_items(call, None, &call.args[2..], true)?))
+}
+
+/// APBF.INSERTAT key ms item [item ...]: the items added at `ms` (milliseconds since the
+/// epoch; a time earlier than the filter's latest is taken as the latest). The form adds
+/// of TIME windows are replicated in; the key must exist.
+pub fn insertat(call: &Call) -> Result<Reply> {
+    let ms = grammar::integer(&call.args[2])
+        .filter(|&ms| ms >= 0)
+        .ok_or(Error::ApbfBadTime)? as u64;
+    Ok(Reply::Bools(add_items(
+        call,
+        Some(ms),
+        &call.args[3..],
+        false,
+    )?))
+}

@@ -1,0 +1,37 @@
+//! The sliding-window family's commands (`APBF.*`): their rows (`rows.rs`), one file per
+//! group of commands, the clock and how writes are replicated.
+//!
+//! Time is the primary's: an add takes the server's clock (never earlier than the latest
+//! time the filter has seen), and a TIME window's adds are replicated as
+//! `APBF.INSERTAT key <ms> items...`, so a replica and an AOF replay apply them at the
+//! primary's moment. Lookups are reads: they ask at the local clock (or the filter's latest
+//! time, if later) without changing anything, so servers whose clocks agree answer alike, and
+//! a server loading an RDB an hour later forgets what expired meanwhile.
+
+pub mod add;
+pub mod exists;
+pub mod info;
+pub mod reserve;
+pub mod rows;
+pub mod scandump;
+
+use redis_module::{raw, Context};
+use rsbloom_core::window::codec::encode_header;
+use rsbloom_core::window::WindowFilter;
+
+use super::argv::Arg;
+
+/// The server's clock in milliseconds since the epoch.
+pub fn now_ms() -> u64 {
+    // SAFETY: a plain call into the server, which fills the function table at load.
+    let ms = unsafe { raw::RedisModule_Milliseconds.map_or(0, |f| f()) };
+    ms.max(0) as u64
+}
+
+/// Replicates the creation of `filter` (as it was made, empty) at `key` as
+/// `APBF.LOADCHUNK key 1 <header>`: the header pins every parameter, so a replica or an AOF
+/// replay never fills in defaults or chooses a shape of its own.
+pub fn replicate_creation(ctx: &Context, key: &Arg, filter: &WindowFilter) {
+    let header = encode_header(filter);
+    ctx.replicate("APBF.LOADCHUNK", &[key.as_slice(), b"1", &header][..]);
+}
