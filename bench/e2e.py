@@ -394,7 +394,12 @@ def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_00
     usec = ""
     for line in stats.splitlines():
         if line.startswith(f"cmdstat_{cmd.lower()}:"):
-            usec = float(line.split("usec_per_call=")[1].split(",")[0])
+            fields = dict(f.split("=") for f in line.split(":", 1)[1].split(","))
+            usec = float(fields["usec_per_call"])
+            # redis-benchmark does not read its replies: an error reply would count as a call.
+            failed = int(fields.get("failed_calls", 0)) + int(fields.get("rejected_calls", 0))
+            if failed:
+                print(f"NOTE: {failed} of {fields['calls']} {cmd} calls answered an error", flush=True)
     return rps, usec
 
 
