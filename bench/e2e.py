@@ -380,10 +380,21 @@ def bytes_per_item(server, fnames):
     return out
 
 
-def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_000):
-    """redis-benchmark of one command on `server`: (calls/s, the server's usec_per_call).
-    Each __rand_int__ in argv becomes a random number below `keyspace`, as 12 digits."""
+def server_cpu(client):
+    """The server process's CPU seconds so far (user + system, INFO cpu)."""
+    info = client.call("INFO", "cpu").decode()
+    fields = dict(l.split(":", 1) for l in info.splitlines() if ":" in l)
+    return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
+
+
+def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_000, cpu=False):
+    """redis-benchmark of one command on `server`: (calls/s, the server's usec_per_call), and
+    with cpu=True also the server's CPU time per call in µs (all its work: reading, parsing,
+    the command, replies; unlike the other two, little changed by other processes on a
+    shared machine). Each __rand_int__ in argv becomes a random number below `keyspace`, as
+    12 digits."""
     server.client.call("CONFIG", "RESETSTAT")
+    cpu_before = server_cpu(server.client) if cpu else 0.0
     res = subprocess.run(
         pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-n", str(requests),
                   "-P", str(pipe), "-r", str(keyspace), "-c", str(clients), "--csv"] + argv,
@@ -400,6 +411,8 @@ def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_00
             failed = int(fields.get("failed_calls", 0)) + int(fields.get("rejected_calls", 0))
             if failed:
                 print(f"NOTE: {failed} of {fields['calls']} {cmd} calls answered an error", flush=True)
+    if cpu:
+        return rps, usec, (server_cpu(server.client) - cpu_before) * 1e6 / requests
     return rps, usec
 
 
@@ -411,8 +424,8 @@ def run_one(server, cfg):
     elif fname not in ("1GiB", "-"):
         make_filter(server, fname)
     client.call("CONFIG", "SET", "bf.batch-prefetch", "yes" if prefetch else "no")
-    rps, usec = benchmark(server, argv[0], argv, pipe, requests)
-    return rps, rps * items, usec
+    rps, usec, cpu = benchmark(server, argv[0], argv, pipe, requests, cpu=True)
+    return rps, rps * items, usec, cpu
 
 
 def selected(only, text):
@@ -483,8 +496,10 @@ RATIOS = (
 
 
 def print_ratios(cfgs, samples):
-    """Each ratio of RATIOS whose rows ran: of the medians, and the median of the per-round
-    ratios (rows of one round ran close together, so that one cancels some shared noise)."""
+    """Each ratio of RATIOS whose rows ran: of the medians, the median of the per-round ratios
+    (rows of one round ran close together, so that one cancels some shared noise), and of
+    items per second of server CPU (CPU time per call over items per call: what the server
+    would sustain alone on its core, the least disturbed by other work on the machine)."""
     index = {label(cfg): i for i, cfg in enumerate(cfgs)}
     lines = []
     for num, den, aim in RATIOS:
@@ -493,8 +508,12 @@ def print_ratios(cfgs, samples):
         a, b = samples[index[num]], samples[index[den]]
         medians = statistics.median(s[1] for s in a) / statistics.median(s[1] for s in b)
         paired = statistics.median(x[1] / y[1] for x, y in zip(a, b))
+        # items per CPU second: items/call over CPU s/call; items/call = items/s over calls/s
+        per_cpu = [(x[1] / x[0]) / x[3] for x in a], [(y[1] / y[0]) / y[3] for y in b]
+        by_cpu = statistics.median(per_cpu[0]) / statistics.median(per_cpu[1])
         verdict = "" if aim is None else f"  (aim >= {aim:g}x: {'met' if medians >= aim else 'NOT met'})"
-        lines.append(f"  {num} / {den}: {medians:.2f}x (per-round median {paired:.2f}x){verdict}")
+        lines.append(f"  {num} / {den}: {medians:.2f}x (per-round median {paired:.2f}x, "
+                     f"per server CPU {by_cpu:.2f}x){verdict}")
     if lines:
         print("ratios of items/s:")
         print("\n".join(lines))
@@ -543,23 +562,25 @@ def rsbloom_part(args):
     with open(os.path.join(RESULTS, csv_name), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["date", "machine", "filter", "command", "pipeline", "items_per_call", "prefetch",
-                    "run", "calls_per_s", "items_per_s", "usec_per_call"])
+                    "run", "calls_per_s", "items_per_s", "usec_per_call", "cpu_usec_per_call"])
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
         for i, cfg in enumerate(cfgs):
-            for run, (rps, ips, usec) in enumerate(samples[i]):
+            for run, (rps, ips, usec, cpu) in enumerate(samples[i]):
                 w.writerow([date, machine, cfg[0], cfg[1], cfg[2], cfg[5], cfg[3], run + 1,
-                            f"{rps:.0f}", f"{ips:.0f}", usec])
+                            f"{rps:.0f}", f"{ips:.0f}", usec, f"{cpu:.3f}"])
             ips = [s[1] for s in samples[i]]
             usecs = [s[2] for s in samples[i] if s[2] != ""]
             rows.append({"label": label(cfg), "command": cfg[1], "median": statistics.median(ips),
                          "min": min(ips), "max": max(ips),
-                         "usec": statistics.median(usecs) if usecs else float("nan")})
+                         "usec": statistics.median(usecs) if usecs else float("nan"),
+                         "cpu": statistics.median(s[3] for s in samples[i])})
 
     print(f"\n{machine}\n")
-    print(f"{'configuration':42s} {'median items/s':>15s} {'min':>13s} {'max':>13s} {'x GETBIT':>9s} {'usec/call':>10s}")
+    print(f"{'configuration':42s} {'median items/s':>15s} {'min':>13s} {'max':>13s} {'x GETBIT':>9s} "
+          f"{'usec/call':>10s} {'cpu us/call':>12s}")
     for r in rows:
         print(f"{r['label']:42s} {r['median']:>15,.0f} {r['min']:>13,.0f} {r['max']:>13,.0f} "
-              f"{r['median'] / getbit:>9.2f} {r['usec']:>10.2f}")
+              f"{r['median'] / getbit:>9.2f} {r['usec']:>10.2f} {r['cpu']:>12.2f}")
     notes = {"10M": "BF at 0.01", "CBF10M": "CBF at 0.01", "CBF10M-CF": f"CBF at {CF_RATE}",
              "CF10M": f"CF, bucket size 2, {CF_RATE * 100:.2f} % at most"
                       + (f", {cf_filters} sub-filters after 5M adds" if cf_filters != 1 else ""),
