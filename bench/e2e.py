@@ -547,6 +547,13 @@ def rsbloom_part(args):
                 print(f"round {rnd + 1}/{args.rounds}: {label(cfg):40s} "
                       f"{samples[i][-1][1]:>14,.0f} items/s", flush=True)
         fnames = list(dict.fromkeys(cfg[0] for cfg in cfgs if cfg[0] != "-"))
+        for fname in ("APBF10M", "APBF10M-TIME"):
+            if fname in fnames:
+                info = c.call("APBF.INFO", FILTERS[fname])
+                info = dict(zip((n.decode() if isinstance(n, bytes) else n for n in info[0::2]), info[1::2]))
+                if info.get("Overflows"):
+                    print(f"NOTE: {fname} counted {info['Overflows']} overflows (generations that could "
+                          f"not close): its rows measured an overfull window")
         per_item = bytes_per_item(server, fnames)
         cf_filters = sub_filters(c, "CF.INFO", "cf10m") if "CF10M" in per_item else None
     finally:
