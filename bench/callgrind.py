@@ -12,13 +12,16 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
-Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; CBF.ADD, CBF.MADD,
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
+TIME windows), APBF.EXISTS, APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
+(the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
+calls the script makes); CBF.ADD, CBF.MADD,
 CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
 counters are saturated: every delete succeeds and the filter stays as it is); the sketches:
 CMS.INCRBY and CMS.QUERY of 1 and 100 items, TOPK.ADD of 1 and 100, TDIGEST.ADD of 100 values,
 TDIGEST.QUANTILE (with --module pointing at RedisBloom, the same rows measure it).
 
-Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT]
+Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT[,TEXT...]]
 Compare two builds by running it with each --module and putting the columns side by side.
 """
 
@@ -32,10 +35,20 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import MODULE, Client, free_port  # noqa: E402
+from e2e import (LUA_ADD, LUA_EXISTS, LUA_HALF_WINDOW_MS, MODULE, Client, free_port,  # noqa: E402
+                 script_sha, selected)
 
 PIPELINE = 32
 BATCH = 100
+
+# The Lua-rotated pair of Bloom filters of bench/e2e.py (LUA2BF rows): its filters, its marker
+# (set, so no call rotates) and its scripts, and the keys and arguments before the items.
+LUA_SETUP = [["BF.RESERVE", "lcur", "0.01", "10000000"], ["BF.RESERVE", "lnext", "0.01", "10000000"],
+             ["SET", "lrot", "1", "PX", str(LUA_HALF_WINDOW_MS)],
+             ["SCRIPT", "LOAD", LUA_ADD], ["SCRIPT", "LOAD", LUA_EXISTS]]
+LUA_ARGS = ["3", "lcur", "lnext", "lrot", str(LUA_HALF_WINDOW_MS), "0.01", "10000000"]
+APBF_COUNT = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]]
+APBF_TIME = [["APBF.RESERVE", "k", "TIME", "0.01", "10000000", "3600"]]
 
 # (label, setup commands, the command for item i)
 COMMANDS = [
@@ -58,6 +71,19 @@ COMMANDS = [
     ("CBF.MDEL x100", [["CBF.RESERVE", "k", "0.01", "10000000"]]
      + [["CBF.MADD", "k"] + [f"item:{j}" for j in range(BATCH)]] * 15,
      lambda i: ["CBF.MDEL", "k"] + [f"item:{j}" for j in range(BATCH)]),
+    # The sliding window (COUNT and TIME windows of 10,000,000 at 0.01, as bench/e2e.py's;
+    # empty at the start: 20,000 adds turn no generation of a 10M window) and the two
+    # Lua-rotated Bloom filters it replaces.
+    ("APBF.ADD", APBF_COUNT, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
+    ("APBF.ADD TIME", APBF_TIME, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
+    ("APBF.EXISTS", APBF_COUNT, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
+    ("APBF.MADD x100", APBF_COUNT,
+     lambda i: ["APBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("APBF.MEXISTS x100", APBF_COUNT,
+     lambda i: ["APBF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("LUA2BF.ADD", LUA_SETUP, lambda i: ["EVALSHA", script_sha(LUA_ADD)] + LUA_ARGS + [f"item:{i}"]),
+    ("LUA2BF.EXISTS", LUA_SETUP,
+     lambda i: ["EVALSHA", script_sha(LUA_EXISTS)] + LUA_ARGS + [f"item:{i}"]),
     # The sketches, shaped as in bench/e2e.py.
     ("CMS.INCRBY", [["CMS.INITBYPROB", "k", "0.001", "0.01"]],
      lambda i: ["CMS.INCRBY", "k", f"item:{i}", "1"]),
@@ -148,15 +174,15 @@ def main():
     args = p.parse_args()
     server = shutil.which(args.server) or args.server
     print(f"module {args.module}\nserver {server}\nn {args.n} per command\n")
-    print(f"{'command':<14} {'whole server':>14} {'module command':>16}")
+    print(f"{'command':<18} {'whole server':>14} {'module command':>16}")
     for label, setup, command in COMMANDS:
-        if args.only and args.only not in label:
+        if args.only and not selected(args.only, label):
             continue
         with tempfile.TemporaryDirectory() as workdir:
             module = os.path.join(workdir, "module.so")
             shutil.copy(args.module, module)
             whole, dispatch = measure(server, module, setup, command, args.n, workdir)
-        print(f"{label:<14} {whole:>14,.0f} {dispatch:>16,.0f}", flush=True)
+        print(f"{label:<18} {whole:>14,.0f} {dispatch:>16,.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,15 @@ SETBIT at pipeline 32 as the ceiling, several rounds interleaved. It prints medi
 max, the ratio to GETBIT from the same run and the server-side usec_per_call, writes
 bench/results/e2e.csv and draws bench/results/e2e.svg.
 
+The same rounds measure the families that forget, on 10,000,000-item filters: the counting
+Bloom filter (CBF.ADD / EXISTS / DEL at pipeline 32, CBF.MADD / MEXISTS / MDEL x100) at 0.01
+and at the cuckoo filter's own rate (1.559 %), beside the cuckoo filter (CF.*); the sliding
+window (APBF.ADD / EXISTS at pipeline 32, APBF.MADD / MEXISTS x100 on a COUNT window, APBF.ADD
+on a TIME window) beside what users run today, two BF.* filters rotated by a Lua script
+(LUA2BF.*, the rueidis scheme, run by EVALSHA). It prints each filter's bytes per item
+(MEMORY USAGE / capacity) and the issue's ratios (APBF.ADD / BF.ADD, APBF.ADD / LUA2BF.ADD,
+CBF.ADD / BF.ADD, ...). tools/bytes-per-item.py gives bytes per item at other sizes.
+
 Then rsbloom beside RedisBloom 2.8.2: two servers of the same binary (Redis 7.4.1 of
 redis-stack, target/servers/redis-7.4.env, installed by `make deps-servers`), one with each
 module, take the same Bloom and cuckoo commands on 10,000,000-item filters in interleaved
@@ -19,13 +28,17 @@ Each figure is also given as a ratio to GETBIT measured on the same server in th
 and rsbloom / RedisBloom as the median of the per-round ratios. Writes
 bench/results/e2e-redisbloom.csv.
 
-Usage: python3 bench/e2e.py [--rounds N (5)] [--quick] [--only TEXT]
+--only TEXT runs the rows whose label contains TEXT (or one of its comma-separated parts), GETBIT
+always: `--only APBF,LUA2BF,BF.ADD 10M` for the sliding-window rows and their ratios.
+
+Usage: python3 bench/e2e.py [--rounds N (5)] [--quick] [--only TEXT[,TEXT...]]
                             [--part all|rsbloom|redisbloom]
 """
 
 import argparse
 import csv
 import datetime
+import hashlib
 import os
 import platform
 import shutil
@@ -40,6 +53,77 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
 MODULE = os.path.join(ROOT, "target", "release", "librsbloom.so")
 BATCH = 100
+
+# The filters of the rsbloom part, by the name the rows give them, and their keys.
+FILTERS = {"10M": "f10m", "1GiB": "fbig", "CBF10M": "c10m", "CBF10M-CF": "ccf10m",
+           "CF10M": "cf10m", "2x10M": ("lcur", "lnext"), "APBF10M": "ap10m",
+           "APBF10M-TIME": "apt10m"}
+# A cuckoo filter's false-positive bound at bucket size 2: a lookup compares the item's 8-bit
+# fingerprint (never 0, so 255 values) with the 2 x 2 slots of its two buckets, each matching
+# by chance with probability 1/255 when full: 1 - (254/255)^4 = 1.559 %. CBF10M-CF is a
+# counting filter reserved at that rate, to set the two side by side at the same rate.
+CF_RATE = round(1 - (254 / 255) ** 4, 5)
+# The sliding window's size: the last 10,000,000 items (APBF COUNT), 10,000,000 items per
+# span (APBF TIME), and each of the Lua scheme's two filters reserved for 10,000,000.
+WINDOW = 10_000_000
+APBF_SPAN = 3600
+
+# The sliding-window Bloom filter users build today from two plain filters (rueidis'
+# rueidisprob.NewSlidingBloomFilter does it on BITFIELD with client-side hashing; here on
+# rsbloom's own BF.*): KEYS[1] the current filter, KEYS[2] the next one, KEYS[3] a marker that
+# lives half a window (SET NX PX). Every call first tries to set the marker; the call that
+# succeeds rotates (the next filter becomes the current one, a new empty next is reserved). An
+# add goes to both filters, a lookup reads the current one only, so an item is remembered for
+# between half a window and a whole one. Both filters are reserved for a whole window's items
+# at the error rate (the current one has taken adds for one whole window when it is retired).
+# ARGV: half the window in ms, the error rate, the capacity, then the items (1 or more).
+LUA_ROTATE = """if redis.call('SET', KEYS[3], '1', 'PX', ARGV[1], 'NX') then
+  if redis.call('EXISTS', KEYS[2]) == 1 then
+    redis.call('RENAME', KEYS[2], KEYS[1])
+  else
+    redis.call('DEL', KEYS[1])
+    redis.call('BF.RESERVE', KEYS[1], ARGV[2], ARGV[3])
+  end
+  redis.call('BF.RESERVE', KEYS[2], ARGV[2], ARGV[3])
+end
+"""
+LUA_ADD = LUA_ROTATE + """if #ARGV == 4 then
+  redis.call('BF.ADD', KEYS[2], ARGV[4])
+  return redis.call('BF.ADD', KEYS[1], ARGV[4])
+end
+redis.call('BF.MADD', KEYS[2], unpack(ARGV, 4))
+return redis.call('BF.MADD', KEYS[1], unpack(ARGV, 4))
+"""
+LUA_EXISTS = LUA_ROTATE + """if #ARGV == 4 then
+  return redis.call('BF.EXISTS', KEYS[1], ARGV[4])
+end
+return redis.call('BF.MEXISTS', KEYS[1], unpack(ARGV, 4))
+"""
+# Half of the Lua scheme's window (a 3600 s window, as APBF10M-TIME's): no rotation falls in a
+# run, whose filters are made again before it (make_filter), so every run measures the scheme's
+# steady state (one failed SET NX per call, two adds or one lookup).
+LUA_HALF_WINDOW_MS = APBF_SPAN * 1000 // 2
+
+
+def script_sha(script):
+    return hashlib.sha1(script.encode()).hexdigest()
+
+
+def check_lua_scheme(client):
+    """The Lua scheme on a 1,000-item window of 0.2 s (so 0.1 s halves): an item added is
+    found, still found after one rotation, gone after two; batches answer per item."""
+    keys = ["3", "tcur", "tnext", "trot", "100", "0.01", "1000"]
+    add, exists = (["EVALSHA", script_sha(s)] + keys for s in (LUA_ADD, LUA_EXISTS))
+    client.call("DEL", "tcur", "tnext", "trot")
+    answers = [client.call(*add, "a"), client.call(*exists, "a"), client.call(*exists, "b"),
+               client.call(*add, "b", "c", "b"), client.call(*exists, "a", "b", "x")]
+    time.sleep(0.15)
+    answers.append(client.call(*exists, "a", "c"))
+    time.sleep(0.15)
+    answers.append(client.call(*exists, "a", "c"))
+    client.call("DEL", "tcur", "tnext", "trot")
+    if answers != [1, 1, 0, [1, 1, 0], [1, 1, 0], [1, 1], [0, 0]]:
+        sys.exit(f"the Lua sliding-window scheme answered {answers}")
 
 
 # --- a minimal RESP client, enough to set up the server -------------------------------
@@ -175,7 +259,9 @@ def configs(quick):
     # (its fixed rate, about 1.6 %, is the nearest it has). Each filter is made again, at half
     # its capacity, before every run (see make_filter); lookups and deletes draw random items,
     # so most miss, as BF.EXISTS's do.
-    for fname, key, fam in (("CBF10M", "c10m", "CBF"), ("CF10M", "cf10m", "CF")):
+    # CBF10M is at 0.01 (as BF), CBF10M-CF at the cuckoo filter's own rate (CF_RATE).
+    for fname, fam in (("CBF10M", "CBF"), ("CBF10M-CF", "CBF"), ("CF10M", "CF")):
+        key = FILTERS[fname]
         for cmd in ("ADD", "EXISTS", "DEL"):
             out.append((fname, f"{fam}.{cmd}", 32, True, [f"{fam}.{cmd}", key, rand], 1, 400_000))
         adds = ["CBF.MADD", key] if fam == "CBF" else ["CF.INSERT", key, "ITEMS"]
@@ -183,6 +269,25 @@ def configs(quick):
         out.append((fname, f"{fam}.MEXISTS", 1, True, [f"{fam}.MEXISTS", key] + many, BATCH, 20_000))
         if fam == "CBF":
             out.append((fname, "CBF.MDEL", 1, True, ["CBF.MDEL", key] + many, BATCH, 20_000))
+    # The sliding window: what users run today (two Bloom filters rotated by a Lua script, the
+    # rueidis scheme, on rsbloom's own BF.*; see LUA_ADD) beside APBF.* (COUNT window of
+    # 10,000,000 items, and a TIME window of 3600 s for 10,000,000 items per span), all at 0.01.
+    lua = ["EVALSHA"]
+    lua_keys = ["3", "lcur", "lnext", "lrot", str(LUA_HALF_WINDOW_MS), "0.01", str(WINDOW)]
+    for cmd, script, items in (("LUA2BF.ADD", LUA_ADD, [rand]), ("LUA2BF.EXISTS", LUA_EXISTS, [rand]),
+                               ("LUA2BF.MADD", LUA_ADD, many), ("LUA2BF.MEXISTS", LUA_EXISTS, many)):
+        argv = lua + [script_sha(script)] + lua_keys + items
+        if len(items) == 1:
+            out.append(("2x10M", cmd, 32, True, argv, 1, 400_000))
+        else:
+            out.append(("2x10M", cmd, 1, True, argv, BATCH, 20_000))
+    ap = FILTERS["APBF10M"]
+    out.append(("APBF10M", "APBF.ADD", 32, True, ["APBF.ADD", ap, rand], 1, 400_000))
+    out.append(("APBF10M", "APBF.EXISTS", 32, True, ["APBF.EXISTS", ap, rand], 1, 400_000))
+    out.append(("APBF10M", "APBF.MADD", 1, True, ["APBF.MADD", ap] + many, BATCH, 20_000))
+    out.append(("APBF10M", "APBF.MEXISTS", 1, True, ["APBF.MEXISTS", ap] + many, BATCH, 20_000))
+    apt = FILTERS["APBF10M-TIME"]
+    out.append(("APBF10M-TIME", "APBF.ADD", 32, True, ["APBF.ADD", apt, rand], 1, 400_000))
     out.append(("-", "GETBIT", 32, True, ["GETBIT", "bits", "12345"], 1, 1_000_000))
     out.append(("-", "SETBIT", 32, True, ["SETBIT", "bits", "12345", "1"], 1, 1_000_000))
     return [(f, c, p, pf, argv, items, max(1000, int(n * scale))) for f, c, p, pf, argv, items, n in out]
@@ -197,47 +302,99 @@ def make_10m(client):
     fill_random(client, "f10m")
 
 
+def fill_counting(client, key, rate):
+    """A fresh 10,000,000-item counting filter at `rate` with its counters 0 or 1 at random
+    (through CBF.LOADCHUNK), the density of BF's half-set bits."""
+    client.call("DEL", key)
+    client.call("CBF.RESERVE", key, str(rate), "10000000")
+    info = client.call("CBF.INFO", key)
+    names = [n.decode() if isinstance(n, bytes) else n for n in info[0::2]]
+    counters = dict(zip(names, info[1::2]))["Number of counters"]
+    data_len, offset, chunk = counters // 2, 0, 16 << 20
+    while offset < data_len:
+        data = bytes(b & 0x11 for b in os.urandom(min(chunk, data_len - offset)))
+        offset += len(data)
+        client.call("CBF.LOADCHUNK", key, offset + 1, data)
+
+
 def make_filter(server, fname):
-    """A fresh CBF10M or CF10M filter of 10,000,000 at half its capacity: the counting one
-    through CBF.LOADCHUNK (counters 0 or 1 at random, the density of BF's half-set bits), the
-    cuckoo one by 5,000,000 random adds."""
+    """A fresh filter for the rows of `fname`, made again before every run on it (runs' adds
+    would otherwise fill it past its capacity):
+    - CBF10M / CBF10M-CF: counting filters of 10,000,000 at 0.01 / CF_RATE, counters 0 or 1
+      at random (fill_counting);
+    - CF10M: a cuckoo filter of 10,000,000 (bucket size 2) after 5,000,000 random adds;
+    - 2x10M: the Lua scheme's two Bloom filters of 10,000,000 at 0.01, both at half density
+      (the current filter's state when it is retired), and its rotation marker set, so no run
+      rotates;
+    - APBF10M / APBF10M-TIME: made once per server, then kept: a sliding window holds the last
+      window's items whatever came before, so after one window of random adds (10,000,000
+      items) it is in its steady state, and later runs' adds keep it there."""
     client = server.client
     if fname == "CBF10M":
-        client.call("DEL", "c10m")
-        client.call("CBF.RESERVE", "c10m", "0.01", "10000000")
-        info = client.call("CBF.INFO", "c10m")
-        names = [n.decode() if isinstance(n, bytes) else n for n in info[0::2]]
-        counters = dict(zip(names, info[1::2]))["Number of counters"]
-        data_len, offset, chunk = counters // 2, 0, 16 << 20
-        while offset < data_len:
-            data = bytes(b & 0x11 for b in os.urandom(min(chunk, data_len - offset)))
-            offset += len(data)
-            client.call("CBF.LOADCHUNK", "c10m", offset + 1, data)
+        fill_counting(client, FILTERS[fname], "0.01")
+    elif fname == "CBF10M-CF":
+        fill_counting(client, FILTERS[fname], CF_RATE)
     elif fname == "CF10M":
         client.call("DEL", "cf10m")
         client.call("CF.RESERVE", "cf10m", "10000000")
         benchmark(server, "CF.INSERT", ["CF.INSERT", "cf10m", "ITEMS"] + ["__rand_int__"] * BATCH,
                   1, 5_000_000 // BATCH)
+    elif fname == "2x10M":
+        client.call("DEL", "lcur", "lnext", "lrot")
+        for key in ("lcur", "lnext"):
+            client.call("BF.RESERVE", key, "0.01", str(WINDOW))
+            fill_random(client, key)
+        client.call("SET", "lrot", "1", "PX", str(LUA_HALF_WINDOW_MS))
+    elif fname in ("APBF10M", "APBF10M-TIME"):
+        key = FILTERS[fname]
+        if client.call("EXISTS", key):
+            return
+        window = ["COUNT", "0.01", str(WINDOW)] if fname == "APBF10M" else \
+            ["TIME", "0.01", str(WINDOW), str(APBF_SPAN)]
+        client.call("APBF.RESERVE", key, *window)
+        benchmark(server, "APBF.MADD", ["APBF.MADD", key] + ["__rand_int__"] * BATCH, 4,
+                  WINDOW // BATCH, clients=4)
 
 
-def bytes_per_item(server):
-    """MEMORY USAGE of each 10,000,000-item filter over its capacity."""
+def apbf_available(client):
+    """Whether this module has the sliding-window commands (APBF.*)."""
+    return client.call("COMMAND", "INFO", "APBF.ADD")[0] is not None
+
+
+def bytes_per_item(server, fnames):
+    """MEMORY USAGE of each 10,000,000-item filter of `fnames` over its capacity (the Lua
+    scheme: its two filters and its marker together, over the window's 10,000,000)."""
     c = server.client
     out = {}
-    for fname in ("10M", "CBF10M", "CF10M"):
+    for fname in fnames:
+        if fname == "1GiB":
+            continue
         if fname == "10M":
             make_10m(c)
         else:
             make_filter(server, fname)
-        key = {"10M": "f10m", "CBF10M": "c10m", "CF10M": "cf10m"}[fname]
-        out[fname] = c.call("MEMORY", "USAGE", key) / 10_000_000
+        keys = FILTERS[fname] if fname == "2x10M" else (FILTERS[fname],)
+        if fname == "2x10M":
+            keys += ("lrot",)
+        out[fname] = sum(c.call("MEMORY", "USAGE", k) for k in keys) / 10_000_000
     return out
 
 
-def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_000):
-    """redis-benchmark of one command on `server`: (calls/s, the server's usec_per_call).
-    Each __rand_int__ in argv becomes a random number below `keyspace`, as 12 digits."""
+def server_cpu(client):
+    """The server process's CPU seconds so far (user + system, INFO cpu)."""
+    info = client.call("INFO", "cpu").decode()
+    fields = dict(l.split(":", 1) for l in info.splitlines() if ":" in l)
+    return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
+
+
+def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_000, cpu=False):
+    """redis-benchmark of one command on `server`: (calls/s, the server's usec_per_call), and
+    with cpu=True also the server's CPU time per call in µs (all its work: reading, parsing,
+    the command, replies; unlike the other two, little changed by other processes on a
+    shared machine). Each __rand_int__ in argv becomes a random number below `keyspace`, as
+    12 digits."""
     server.client.call("CONFIG", "RESETSTAT")
+    cpu_before = server_cpu(server.client) if cpu else 0.0
     res = subprocess.run(
         pin(1) + ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-n", str(requests),
                   "-P", str(pipe), "-r", str(keyspace), "-c", str(clients), "--csv"] + argv,
@@ -248,7 +405,14 @@ def benchmark(server, cmd, argv, pipe, requests, clients=50, keyspace=100_000_00
     usec = ""
     for line in stats.splitlines():
         if line.startswith(f"cmdstat_{cmd.lower()}:"):
-            usec = float(line.split("usec_per_call=")[1].split(",")[0])
+            fields = dict(f.split("=") for f in line.split(":", 1)[1].split(","))
+            usec = float(fields["usec_per_call"])
+            # redis-benchmark does not read its replies: an error reply would count as a call.
+            failed = int(fields.get("failed_calls", 0)) + int(fields.get("rejected_calls", 0))
+            if failed:
+                print(f"NOTE: {failed} of {fields['calls']} {cmd} calls answered an error", flush=True)
+    if cpu:
+        return rps, usec, (server_cpu(server.client) - cpu_before) * 1e6 / requests
     return rps, usec
 
 
@@ -257,11 +421,16 @@ def run_one(server, cfg):
     client = server.client
     if fname == "10M":
         make_10m(client)
-    elif fname in ("CBF10M", "CF10M"):
+    elif fname not in ("1GiB", "-"):
         make_filter(server, fname)
     client.call("CONFIG", "SET", "bf.batch-prefetch", "yes" if prefetch else "no")
-    rps, usec = benchmark(server, cmd, argv, pipe, requests)
-    return rps, rps * items, usec
+    rps, usec, cpu = benchmark(server, argv[0], argv, pipe, requests, cpu=True)
+    return rps, rps * items, usec, cpu
+
+
+def selected(only, text):
+    """Whether --only's text, or one of its comma-separated parts, is in `text`."""
+    return any(part in text for part in only.split(","))
 
 
 def label(cfg):
@@ -309,6 +478,47 @@ def machine_info(version):
     return f"{cpu}, {os.cpu_count()} cores, Redis {version}, commit {commit}"
 
 
+# The issue's aims: (numerator row, denominator row, aim).
+RATIOS = (
+    ("APBF.ADD APBF10M P32", "BF.ADD 10M P32", 1.0),
+    ("APBF.ADD APBF10M P32", "LUA2BF.ADD 2x10M P32", 2.0),
+    ("APBF.ADD APBF10M-TIME P32", "BF.ADD 10M P32", 1.0),
+    ("APBF.ADD APBF10M-TIME P32", "LUA2BF.ADD 2x10M P32", 2.0),
+    ("APBF.EXISTS APBF10M P32", "BF.EXISTS 10M P32", None),
+    ("APBF.EXISTS APBF10M P32", "LUA2BF.EXISTS 2x10M P32", None),
+    ("APBF.MADD APBF10M x100 P1", "LUA2BF.MADD 2x10M x100 P1", None),
+    ("APBF.MEXISTS APBF10M x100 P1", "LUA2BF.MEXISTS 2x10M x100 P1", None),
+    ("CBF.ADD CBF10M P32", "BF.ADD 10M P32", 0.8),
+    ("CBF.ADD CBF10M-CF P32", "CF.ADD CF10M P32", None),
+    ("CBF.EXISTS CBF10M-CF P32", "CF.EXISTS CF10M P32", None),
+    ("CBF.DEL CBF10M-CF P32", "CF.DEL CF10M P32", None),
+)
+
+
+def print_ratios(cfgs, samples):
+    """Each ratio of RATIOS whose rows ran: of the medians, the median of the per-round ratios
+    (rows of one round ran close together, so that one cancels some shared noise), and of
+    items per second of server CPU (CPU time per call over items per call: what the server
+    would sustain alone on its core, the least disturbed by other work on the machine)."""
+    index = {label(cfg): i for i, cfg in enumerate(cfgs)}
+    lines = []
+    for num, den, aim in RATIOS:
+        if num not in index or den not in index:
+            continue
+        a, b = samples[index[num]], samples[index[den]]
+        medians = statistics.median(s[1] for s in a) / statistics.median(s[1] for s in b)
+        paired = statistics.median(x[1] / y[1] for x, y in zip(a, b))
+        # items per CPU second: items/call over CPU s/call; items/call = items/s over calls/s
+        per_cpu = [(x[1] / x[0]) / x[3] for x in a], [(y[1] / y[0]) / y[3] for y in b]
+        by_cpu = statistics.median(per_cpu[0]) / statistics.median(per_cpu[1])
+        verdict = "" if aim is None else f"  (aim >= {aim:g}x: {'met' if medians >= aim else 'NOT met'})"
+        lines.append(f"  {num} / {den}: {medians:.2f}x (per-round median {paired:.2f}x, "
+                     f"per server CPU {by_cpu:.2f}x){verdict}")
+    if lines:
+        print("ratios of items/s:")
+        print("\n".join(lines))
+
+
 def rsbloom_part(args):
     workdir = tempfile.mkdtemp(prefix="rsbloom-bench-")
     server = Server(workdir)
@@ -321,14 +531,31 @@ def rsbloom_part(args):
         fill_random(c, "fbig")
         c.call("SETBIT", "bits", "12345", "1")
         cfgs = [c for c in configs(args.quick)
-                if args.only in label(c) or c[1] == "GETBIT"]
+                if selected(args.only, label(c)) or c[1] == "GETBIT"]
+        if not apbf_available(c):
+            if any(cfg[1].startswith("APBF.") for cfg in cfgs):
+                print("NOTE: this module has no APBF.* commands: the sliding-window rows are left out")
+            cfgs = [cfg for cfg in cfgs if not cfg[1].startswith("APBF.")]
+        for script in (LUA_ADD, LUA_EXISTS):
+            if c.call("SCRIPT", "LOAD", script).decode() != script_sha(script):
+                sys.exit("SCRIPT LOAD answered another SHA1 than the script's")
+        check_lua_scheme(c)
         samples = {i: [] for i in range(len(cfgs))}
         for rnd in range(args.rounds):
             for i, cfg in enumerate(cfgs):
                 samples[i].append(run_one(server, cfg))
                 print(f"round {rnd + 1}/{args.rounds}: {label(cfg):40s} "
                       f"{samples[i][-1][1]:>14,.0f} items/s", flush=True)
-        per_item = bytes_per_item(server)
+        fnames = list(dict.fromkeys(cfg[0] for cfg in cfgs if cfg[0] != "-"))
+        for fname in ("APBF10M", "APBF10M-TIME"):
+            if fname in fnames:
+                info = c.call("APBF.INFO", FILTERS[fname])
+                info = dict(zip((n.decode() if isinstance(n, bytes) else n for n in info[0::2]), info[1::2]))
+                if info.get("Overflows"):
+                    print(f"NOTE: {fname} counted {info['Overflows']} overflows (generations that could "
+                          f"not close): its rows measured an overfull window")
+        per_item = bytes_per_item(server, fnames)
+        cf_filters = sub_filters(c, "CF.INFO", "cf10m") if "CF10M" in per_item else None
     finally:
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -342,25 +569,35 @@ def rsbloom_part(args):
     with open(os.path.join(RESULTS, csv_name), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["date", "machine", "filter", "command", "pipeline", "items_per_call", "prefetch",
-                    "run", "calls_per_s", "items_per_s", "usec_per_call"])
+                    "run", "calls_per_s", "items_per_s", "usec_per_call", "cpu_usec_per_call"])
         date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
         for i, cfg in enumerate(cfgs):
-            for run, (rps, ips, usec) in enumerate(samples[i]):
+            for run, (rps, ips, usec, cpu) in enumerate(samples[i]):
                 w.writerow([date, machine, cfg[0], cfg[1], cfg[2], cfg[5], cfg[3], run + 1,
-                            f"{rps:.0f}", f"{ips:.0f}", usec])
+                            f"{rps:.0f}", f"{ips:.0f}", usec, f"{cpu:.3f}"])
             ips = [s[1] for s in samples[i]]
             usecs = [s[2] for s in samples[i] if s[2] != ""]
             rows.append({"label": label(cfg), "command": cfg[1], "median": statistics.median(ips),
                          "min": min(ips), "max": max(ips),
-                         "usec": statistics.median(usecs) if usecs else float("nan")})
+                         "usec": statistics.median(usecs) if usecs else float("nan"),
+                         "cpu": statistics.median(s[3] for s in samples[i])})
 
     print(f"\n{machine}\n")
-    print(f"{'configuration':42s} {'median items/s':>15s} {'min':>13s} {'max':>13s} {'x GETBIT':>9s} {'usec/call':>10s}")
+    print(f"{'configuration':42s} {'median items/s':>15s} {'min':>13s} {'max':>13s} {'x GETBIT':>9s} "
+          f"{'usec/call':>10s} {'cpu us/call':>12s}")
     for r in rows:
         print(f"{r['label']:42s} {r['median']:>15,.0f} {r['min']:>13,.0f} {r['max']:>13,.0f} "
-              f"{r['median'] / getbit:>9.2f} {r['usec']:>10.2f}")
-    print("bytes per item at capacity: " + ", ".join(
-        f"{f} {b:.2f}" for f, b in per_item.items()) + " (BF and CBF at 0.01, CF at bucket size 2)")
+              f"{r['median'] / getbit:>9.2f} {r['usec']:>10.2f} {r['cpu']:>12.2f}")
+    notes = {"10M": "BF at 0.01", "CBF10M": "CBF at 0.01", "CBF10M-CF": f"CBF at {CF_RATE}",
+             "CF10M": f"CF, bucket size 2, {CF_RATE * 100:.2f} % at most"
+                      + (f", {cf_filters} sub-filters after 5M adds" if cf_filters != 1 else ""),
+             "2x10M": "Lua scheme: two BF at 0.01 + marker",
+             "APBF10M": "APBF COUNT at 0.01", "APBF10M-TIME": f"APBF TIME {APBF_SPAN} s at 0.01"}
+    if per_item:
+        print("bytes per item (MEMORY USAGE / 10,000,000):")
+        for f, b in per_item.items():
+            print(f"  {f:14s} {b:6.2f}  ({notes.get(f, f)})")
+    print_ratios(cfgs, samples)
     for fname in ("10M", "1GiB"):
         for cmd in ("BF.MADD", "BF.MEXISTS"):
             on = next((r for r in rows if r["label"] == f"{cmd} {fname} x{BATCH} P1"), None)
@@ -517,7 +754,7 @@ def filters_grew(server):
 def redisbloom_part(args):
     program, env, redisbloom = stack_server()
     cfgs = [c for c in compare_configs(args.quick)
-            if args.only in compare_label(c) or c[0] == "GETBIT"]
+            if selected(args.only, compare_label(c)) or c[0] == "GETBIT"]
     workdirs = [tempfile.mkdtemp(prefix="rsbloom-bench-") for _ in MODULES]
     servers = []
     grew = set()
@@ -595,7 +832,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer requests per run")
     ap.add_argument("--only", default="", help="run only configurations whose label contains this"
-                    " (GETBIT always runs, as the baseline)")
+                    " or one of its comma-separated parts (GETBIT always runs, as the baseline)")
     ap.add_argument("--part", choices=("all", "rsbloom", "redisbloom"), default="all",
                     help="rsbloom alone on the system redis-server, rsbloom beside RedisBloom on "
                     "Redis 7.4.1, or both")
