@@ -1,5 +1,6 @@
-//! The families a transfer can carry. The counting Bloom filters (`CBF.*`) go chunk by
-//! chunk like the Bloom filters, with their own header and commands. The sketches (Count-Min Sketch, Top-K, t-digest) travel
+//! The families a transfer can carry. The counting Bloom filters (`CBF.*`) and the
+//! sliding windows (`APBF.*`, their generations' times in the header) go chunk by chunk like
+//! the Bloom filters, with their own headers and commands. The sketches (Count-Min Sketch, Top-K, t-digest) travel
 //! whole as one DUMP payload (see `payload`). The two filter families share the SCANDUMP /
 //! LOADCHUNK protocol
 //! (header at iterator 1, each chunk's iterator = the previous one + its length) but not the
@@ -12,6 +13,7 @@ use rsbloom_core::counting::codec as counting;
 use rsbloom_core::counting::filter::counter_bytes;
 use rsbloom_core::cuckoo::codec::{rdb, scandump as cuckoo_scandump};
 use rsbloom_core::cuckoo::meta::CuckooMeta;
+use rsbloom_core::window::codec as window;
 
 use crate::fail::{fail, Fail, Result};
 
@@ -21,6 +23,8 @@ pub enum Family {
     Cuckoo,
     /// Counting Bloom filters (`RSbloomCB`): SCANDUMP / LOADCHUNK as the Bloom filters.
     Counting,
+    /// Sliding-window filters (`RSbloomAP`): SCANDUMP / LOADCHUNK as the Bloom filters.
+    Window,
     /// Count-Min Sketch (`CMSk-TYPE`).
     Cms,
     /// Top-K (`TopK-TYPE`).
@@ -36,6 +40,7 @@ impl Family {
             t if t == native::TYPE_NAME || t == mbbloom::TYPE_NAME => Ok(Family::Bloom),
             t if t == rdb::TYPE_NAME => Ok(Family::Cuckoo),
             t if t == counting::TYPE_NAME => Ok(Family::Counting),
+            t if t == window::TYPE_NAME => Ok(Family::Window),
             "CMSk-TYPE" => Ok(Family::Cms),
             "TopK-TYPE" => Ok(Family::TopK),
             "TDIS-TYPE" => Ok(Family::TDigest),
@@ -52,6 +57,7 @@ impl Family {
             Family::Bloom => "BF",
             Family::Cuckoo => "CF",
             Family::Counting => "CBF",
+            Family::Window => "APBF",
             Family::Cms => "CMS",
             Family::TopK => "TOPK",
             Family::TDigest => "TDIGEST",
@@ -64,6 +70,7 @@ impl Family {
             Family::Bloom => "Bloom filter",
             Family::Cuckoo => "cuckoo filter",
             Family::Counting => "counting Bloom filter",
+            Family::Window => "sliding-window filter",
             Family::Cms => "Count-Min Sketch",
             Family::TopK => "Top-K",
             Family::TDigest => "t-digest",
@@ -82,6 +89,7 @@ impl Family {
             Family::Bloom => b'B',
             Family::Cuckoo => b'C',
             Family::Counting => b'N',
+            Family::Window => b'W',
             Family::Cms => b'M',
             Family::TopK => b'K',
             Family::TDigest => b'T',
@@ -93,6 +101,7 @@ impl Family {
             b'B' => Some(Family::Bloom),
             b'C' => Some(Family::Cuckoo),
             b'N' => Some(Family::Counting),
+            b'W' => Some(Family::Window),
             b'M' => Some(Family::Cms),
             b'K' => Some(Family::TopK),
             b'T' => Some(Family::TDigest),
@@ -113,6 +122,7 @@ impl Family {
                 let meta = counting::decode_header(header, u64::MAX)?;
                 Ok(counter_bytes(meta.words, meta.counter_bits))
             }
+            Family::Window => Ok(window::header_data_len(header, u64::MAX)?),
             Family::Cuckoo => {
                 let meta = cuckoo_scandump::decode_header(header, u64::MAX)?;
                 if meta.items == 0 {
@@ -183,12 +193,14 @@ mod tests {
         assert_eq!(Family::of_type("k", "TopK-TYPE").unwrap(), Family::TopK);
         assert_eq!(Family::of_type("k", "TDIS-TYPE").unwrap(), Family::TDigest);
         assert_eq!(Family::of_type("k", "RSbloomCB").unwrap(), Family::Counting);
+        assert_eq!(Family::of_type("k", "RSbloomAP").unwrap(), Family::Window);
         assert!(Family::of_type("k", "string").is_err());
         assert!(Family::of_type("k", "none").is_err());
         for f in [
             Family::Bloom,
             Family::Cuckoo,
             Family::Counting,
+            Family::Window,
             Family::Cms,
             Family::TopK,
             Family::TDigest,

@@ -828,3 +828,46 @@ fn counting_filters_dump_restore_and_copy_byte_for_byte() {
         }
     }
 }
+
+/// Sliding-window filters (RSbloomAP) go chunk by chunk too, their generations' times in the
+/// header: dump, restore and copy give the very same value (DUMP body), family byte `W`.
+#[test]
+fn sliding_windows_dump_restore_and_copy_byte_for_byte() {
+    let s = server();
+    let t = server();
+    let mut con = s.conn();
+    let mut tcon = t.conn();
+    let dir = TempDir::new();
+    for (key, reserve, n) in [
+        ("count", &["COUNT", "0.01", "1000"][..], 2500usize),
+        ("time", &["TIME", "0.001", "2000", "3600"][..], 1500),
+        ("empty", &["TIME", "0.01", "10", "0.5"][..], 0),
+    ] {
+        let mut args = vec!["APBF.RESERVE", key];
+        args.extend_from_slice(reserve);
+        assert_eq!(raw(&mut con, &args), redis::Value::Okay);
+        if n > 0 {
+            let mut cmd = redis::cmd("APBF.MADD");
+            cmd.arg(key);
+            for item in items(key, n) {
+                cmd.arg(item);
+            }
+            let _: redis::Value = cmd.query(&mut con).unwrap();
+        }
+        let file = dir.path().join(format!("{key}.dump"));
+        ok(&s.url(), &["dump", key, path_str(&file)]);
+        assert_eq!(fs::read(&file).unwrap()[9], b'W', "{key}: family byte");
+        let copy = format!("{key}:copy");
+        ok(&s.url(), &["restore", &copy, path_str(&file)]);
+        ok(&s.url(), &["copy", key, "--to", &t.url()]);
+        let want = dump_body_of(&mut con, key);
+        for (con, k) in [(&mut con, copy.as_str()), (&mut tcon, key)] {
+            assert_eq!(
+                raw(con, &["TYPE", k]),
+                redis::Value::SimpleString("RSbloomAP".into()),
+                "{k}"
+            );
+            assert!(dump_body_of(con, k) == want, "{k}: DUMP differs");
+        }
+    }
+}

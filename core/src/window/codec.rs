@@ -81,6 +81,14 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 
 /// Reads and validates a parameter block, then makes the empty filter it describes.
 fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
+    let (meta, generations) = parse_meta(src, limit)?;
+    let mut filter = WindowFilter::empty(meta);
+    filter.generations_mut().copy_from_slice(&generations);
+    Ok(filter)
+}
+
+/// Reads and validates a parameter block (nothing of the filter's size allocated).
+fn parse_meta(src: &mut dyn FieldSource, limit: u64) -> Result<(WindowMeta, Vec<Generation>)> {
     if src.get_u64()? != 0 {
         return Err(bad_data("unknown flags"));
     }
@@ -119,9 +127,7 @@ fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
             last_ms: src.get_u64()?,
         });
     }
-    let mut filter = WindowFilter::empty(meta);
-    filter.generations_mut().copy_from_slice(&generations);
-    Ok(filter)
+    Ok((meta, generations))
 }
 
 pub fn save(filter: &WindowFilter, out: &mut dyn FieldSink) {
@@ -186,6 +192,17 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<WindowFilter> {
         return Err(bad_data("trailing bytes after the header"));
     }
     Ok(filter)
+}
+
+/// The bytes of word data that follow a header (tools), nothing allocated but the header's
+/// generations.
+pub fn header_data_len(bytes: &[u8], limit: u64) -> Result<u64> {
+    let rest = bytes
+        .strip_prefix(MAGIC)
+        .and_then(|r| r.strip_prefix(&[HEADER_VERSION]))
+        .ok_or_else(|| bad_data("not a sliding-window filter header"))?;
+    let (meta, _) = parse_meta(&mut Reader(rest), limit)?;
+    Ok(words_for(&meta.shape) * 8)
 }
 
 /// One SCANDUMP step: the next iterator and the bytes; `(0, "")` past the end and below 0.
