@@ -13,6 +13,9 @@ use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::{prefetch, with_ahead};
 use crate::memory::relocate::{relocate_vec, Relocate};
 
+/// The smallest error rate a window takes (shapes reach it within 64 slices).
+pub const MIN_ERROR_RATE: f64 = 1e-9;
+
 /// Longest TIME window: about 31 years in milliseconds.
 pub const MAX_SPAN_MS: u64 = 1 << 40;
 
@@ -73,6 +76,9 @@ impl WindowMeta {
     pub fn new(window: Window, error_rate: f64, capacity: u64) -> Result<WindowMeta> {
         if !(error_rate > 0.0 && error_rate < 1.0) {
             return Err(Error::ErrorRateRange);
+        }
+        if error_rate < MIN_ERROR_RATE {
+            return Err(Error::ApbfRateTooSmall);
         }
         if !(1..=MAX_CAPACITY).contains(&capacity) {
             return Err(Error::CapacityRange);

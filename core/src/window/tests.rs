@@ -78,8 +78,10 @@ fn the_rdb_value_and_the_scandump_stream_rebuild_the_filter() {
 
 #[test]
 fn shapes_fit_in_a_mask_for_rates_down_to_one_in_a_billion() {
+    let small = WindowFilter::new(Window::Count, 9e-10, 100, LIMIT);
+    assert_eq!(small.err(), Some(crate::error::Error::ApbfRateTooSmall));
     for w in [Window::Count, Window::Time { span_ms: 1000 }] {
-        for e in [0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-9] {
+        for e in [0.999, 0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-8, 1e-9] {
             let s = choose(w, e, 1_000_000).unwrap_or_else(|| panic!("{w:?} {e}"));
             assert!(s.slices <= 64 && s.k < s.slices, "{s:?}");
         }
