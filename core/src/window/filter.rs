@@ -1,5 +1,6 @@
 //! The sliding-window filter: a ring of slices in blocks, generations with their times.
 
+use std::cell::Cell;
 use std::mem::size_of;
 
 use super::shape::{self, Shape, Window, MAX_SLICES};
@@ -159,6 +160,29 @@ pub struct WindowFilter {
     meta: WindowMeta,
     /// Per physical slice: the generation that started in it.
     generations: Vec<Generation>,
+    starts_memo: StartsMemo,
+}
+
+/// The last [`WindowFilter::starts`] answer and while it holds: until the ring turns, the
+/// youngest generation's emptiness changes, or time reaches the next expiry. Walking the
+/// generations for every lookup cost more than the lookup itself. Not part of the value (two
+/// filters compare equal whatever their memos hold).
+#[derive(Debug, Clone, Default)]
+struct StartsMemo(Cell<Option<Memo>>);
+
+#[derive(Debug, Clone, Copy)]
+struct Memo {
+    turns: u64,
+    youngest: bool,
+    from: u64,
+    until: u64,
+    mask: u64,
+}
+
+impl PartialEq for StartsMemo {
+    fn eq(&self, _: &StartsMemo) -> bool {
+        true
+    }
 }
 
 /// Where an item's bits are: its block (the index of the block's first word) and, for
@@ -191,6 +215,7 @@ impl WindowFilter {
             words,
             meta,
             generations: vec![Generation::default(); meta.shape.slices as usize],
+            starts_memo: StartsMemo::default(),
         }
     }
 
@@ -278,23 +303,43 @@ impl WindowFilter {
     /// window (one bit each, 0 the youngest).
     pub fn starts(&self, now_ms: u64) -> u64 {
         let now = self.effective_ms(now_ms);
+        let youngest = self.generation(0).items > 0;
+        if let Some(m) = self.starts_memo.0.get() {
+            if m.turns == self.meta.turns
+                && m.youngest == youngest
+                && (m.from..m.until).contains(&now)
+            {
+                return m.mask;
+            }
+        }
         let s = &self.meta.shape;
         let n = s.slices as usize;
         let span = self.meta.span_ms();
-        let mut mask = 0u64;
+        let (mut mask, mut until) = (0u64, u64::MAX);
         let mut p = self.meta.head as usize;
         for j in 0..=(s.slices - s.k) {
             let g = &self.generations[p];
             if g.items > 0 {
-                // Older generations ended earlier (time never goes back): past the first
-                // expired one, all are.
-                if span.is_some_and(|span| g.last_ms.saturating_add(span) <= now) {
-                    break;
+                if let Some(span) = span {
+                    let expires = g.last_ms.saturating_add(span);
+                    // Older generations ended earlier (time never goes back): past the
+                    // first expired one, all are.
+                    if expires <= now {
+                        break;
+                    }
+                    until = until.min(expires);
                 }
                 mask |= 1 << j;
             }
             p = if p + 1 == n { 0 } else { p + 1 };
         }
+        self.starts_memo.0.set(Some(Memo {
+            turns: self.meta.turns,
+            youngest,
+            from: now,
+            until,
+            mask,
+        }));
         mask
     }
 
@@ -304,9 +349,10 @@ impl WindowFilter {
     pub(super) fn mask(&self, p: Probe) -> u64 {
         let n = self.meta.shape.slices;
         let block = &self.words[p.block..p.block + n as usize + 1];
+        let (words, bits) = (&block[1..], &p.bits[..n as usize]);
         let mut physical = 0u64;
-        for (s, (w, b)) in block[1..].iter().zip(p.bits).enumerate() {
-            physical |= ((w >> (b & 63)) & 1) << s;
+        for s in 0..words.len().min(bits.len()) {
+            physical |= ((words[s] >> (bits[s] & 63)) & 1) << s;
         }
         let head = self.meta.head;
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -419,13 +465,18 @@ impl WindowFilter {
         let (head, turns) = (self.meta.head as usize, self.meta.turns);
         let block = &mut self.words[p.block..p.block + n + 1];
         let stale = turns.wrapping_sub(block[0]).min(n as u64) as usize;
-        for j in 0..stale {
-            block[1 + (head + j) % n] = 0;
-        }
         block[0] = turns;
-        for j in 0..k as usize {
-            let s = (head + j) % n;
-            block[1 + s] |= 1 << (p.bits[s] & 63);
+        let slices = &mut block[1..];
+        // Logical j is physical head + j, wrapping once at n.
+        let mut s = head;
+        for _ in 0..stale {
+            slices[s] = 0;
+            s = if s + 1 == n { 0 } else { s + 1 };
+        }
+        let mut s = head;
+        for _ in 0..k {
+            slices[s] |= 1 << (p.bits[s] & 63);
+            s = if s + 1 == n { 0 } else { s + 1 };
         }
         let g = &mut self.generations[head];
         if g.items == 0 {
@@ -436,6 +487,16 @@ impl WindowFilter {
         self.meta.added = self.meta.added.saturating_add(1);
         // The youngest generation now holds an item of this moment: a run may start there.
         *starts |= 1;
+        if let Some(mut m) = self.starts_memo.0.get() {
+            m.mask |= 1;
+            m.youngest = true;
+            let expires = self
+                .meta
+                .span_ms()
+                .map_or(u64::MAX, |s| now.saturating_add(s));
+            m.until = m.until.min(expires);
+            self.starts_memo.0.set(Some(m));
+        }
         !present
     }
 

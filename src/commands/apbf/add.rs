@@ -6,7 +6,7 @@ use rsbloom_core::bloom::{ItemHash, Scheme};
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::window::WindowFilter;
 
-use super::{now_ms, replicate_creation};
+use super::{now_ms, replicate_creation, replicate_insertat};
 use crate::commands::argv::Arg;
 use crate::commands::grammar;
 use crate::commands::key::open_write;
@@ -47,16 +47,12 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
         Added::Many(filter.add_batch(&hashes, now, config::batch_prefetch()))
     };
     call.notify();
-    let timed = filter.meta().span_ms().is_some();
-    if timed || created {
-        let ms = filter.meta().clock_ms.to_string();
+    if filter.meta().span_ms().is_some() {
+        replicate_insertat(call.ctx, call.key(), filter.meta().clock_ms, items);
+    } else if created {
         let mut args: Vec<&[u8]> = vec![call.key().as_slice()];
-        if timed {
-            args.push(ms.as_bytes());
-        }
         args.extend(items.iter().map(Arg::as_slice));
-        let name = if timed { "APBF.INSERTAT" } else { "APBF.MADD" };
-        call.ctx.replicate(name, args.as_slice());
+        call.ctx.replicate("APBF.MADD", args.as_slice());
     } else {
         call.ctx.replicate_verbatim();
     }
