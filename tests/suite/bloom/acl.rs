@@ -63,6 +63,19 @@ const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 13] = [
     ("cbf.export", 3, &["readonly"], &["RO", "access"]),
 ];
 
+/// The sliding-window filters' commands (rsbloom's own), as `CF_COMMANDS`.
+const APBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 9] = [
+    ("apbf.reserve", -5, &["write", "denyoom"], &["RW", "insert"]),
+    ("apbf.add", 3, &["write", "denyoom"], &["RW", "insert"]),
+    ("apbf.madd", -3, &["write", "denyoom"], &["RW", "insert"]),
+    ("apbf.insertat", -4, &["write", "denyoom"], &["RW", "update"]),
+    ("apbf.exists", 3, &["readonly", "fast"], &["RO", "access"]),
+    ("apbf.mexists", -3, &["readonly", "fast"], &["RO", "access"]),
+    ("apbf.info", 2, &["readonly", "fast"], &["RO"]),
+    ("apbf.scandump", 3, &["readonly"], &["RO", "access"]),
+    ("apbf.loadchunk", 4, &["write", "denyoom"], &["RW", "update"]),
+];
+
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; CMS.MERGE
 /// also `movablekeys` (its sources, in a second key spec, checked apart).
 const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
@@ -142,6 +155,7 @@ fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'stati
     let cf = CF_COMMANDS
         .iter()
         .chain(&CBF_COMMANDS)
+        .chain(&APBF_COMMANDS)
         .map(|&(name, arity, flags, keys)| (name, arity, set_of(flags), keys));
     let cms = CMS_COMMANDS
         .iter()
