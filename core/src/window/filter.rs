@@ -345,8 +345,14 @@ impl WindowFilter {
         true
     }
 
-    /// Starts a batch of adds at `now_ms`: the time the filter takes from here on.
+    /// Starts a batch of adds at `now_ms`: the time the filter takes from here on. A COUNT
+    /// window takes none (its clock and generation times stay 0): its answers do not depend
+    /// on time, and its state must not either, or a replica or an AOF replay, applying the
+    /// same adds at another moment, would hold other bytes (another digest, another DUMP).
     fn tick(&mut self, now_ms: u64) -> u64 {
+        if self.meta.window == Window::Count {
+            return 0;
+        }
         let now = self.effective_ms(now_ms);
         self.meta.clock_ms = now;
         now
