@@ -324,24 +324,46 @@ impl WindowFilter {
     /// Closes the youngest generation if it is due (full, or in a TIME window older than
     /// its quantum) and the generation that would leave the window has expired; otherwise
     /// counts an overflow when it was due. Returns whether the ring turned.
+    ///
+    /// After an idle period (a TIME window's youngest generation older than several
+    /// quanta) the ring turns once per quantum gone by, up to `k` times: the quanta
+    /// without adds become empty generations. Turning only once would leave the
+    /// generations from before the gap next to the new one, and a run starting at a new
+    /// generation would need only a bit or two of its own to find an item that expired
+    /// long ago (measured: items expired two spans before answering 1 at 12 % for a 1 %
+    /// filter). `k` empty slices between them mean such a run holds none of their bits.
     fn maybe_turn(&mut self, now: u64) -> bool {
         let youngest = *self.generation(0);
         let full = youngest.items >= self.meta.shape.generation;
-        let old = youngest.items > 0
-            && now.saturating_sub(youngest.first_ms) >= self.meta.quantum_ms()
-            && self.meta.span_ms().is_some();
+        let elapsed = now.saturating_sub(youngest.first_ms);
+        let quantum = self.meta.quantum_ms();
+        let old = youngest.items > 0 && elapsed >= quantum && self.meta.span_ms().is_some();
         if !(full || old) {
             return false;
         }
         let s = self.meta.shape;
-        let leaving = *self.generation(s.slices - s.k);
-        if self.live(&leaving, now) && self.meta.window != Window::Count {
-            self.meta.overflows = self.meta.overflows.saturating_add(1);
-            return false;
+        let wanted = if !old {
+            1
+        } else if !self.live(&youngest, now) {
+            // Everything expired: as far from the new items as a run can reach.
+            s.k as u64
+        } else {
+            (elapsed / quantum).clamp(1, s.k as u64)
+        };
+        for turn in 0..wanted {
+            let leaving = *self.generation(s.slices - s.k);
+            if self.live(&leaving, now) && self.meta.window != Window::Count {
+                if turn == 0 {
+                    self.meta.overflows = self.meta.overflows.saturating_add(1);
+                    return false;
+                }
+                // The empty turns are a nicety: never at the cost of a live generation.
+                break;
+            }
+            self.meta.head = self.physical(s.slices - 1);
+            self.meta.turns = self.meta.turns.wrapping_add(1);
+            self.generations[self.meta.head as usize] = Generation::default();
         }
-        self.meta.head = self.physical(s.slices - 1);
-        self.meta.turns = self.meta.turns.wrapping_add(1);
-        self.generations[self.meta.head as usize] = Generation::default();
         true
     }
 
