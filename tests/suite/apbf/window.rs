@@ -25,21 +25,24 @@ fn assert_rate(what: &str, positives: usize, n: usize, rate: f64, times: f64) {
 }
 
 /// After each of 100 blocks of `capacity / 10` items (MADD), every item of the last
-/// `capacity` answers 1 (MEXISTS); items older than the window and its slack (`l + 1`
-/// generations) answer at about the error rate, as never-added items do. Items in window is
-/// exactly the live generations' items.
+/// `capacity` answers 1 (MEXISTS). Older items fade: one that left the window (more than
+/// `l + 1` generations ago) still has bits in the window's oldest slices, so a run from the
+/// oldest generation needs only `j` bits not its own, `j` generations after it left; past
+/// `k` generations it needs all `k`, and answers at about the error rate, as never-added
+/// items do. Items in window is exactly the live generations' items.
 #[test]
 fn count_window_end_to_end() {
     let s = Server::start();
     let mut c = s.conn();
     let (cap, rate) = (2000usize, 0.01);
     expect_ok(&mut c, &["APBF.RESERVE", "w", "COUNT", "0.01", &cap.to_string()]);
+    let k = apbf_field(&mut c, "w", "Number of hash functions") as usize;
     let l = apbf_field(&mut c, "w", "Generations") as usize;
     let g = apbf_field(&mut c, "w", "Generation size") as usize;
     assert!(l * g >= cap && l * g < cap + l, "l = {l}, g = {g}");
     let block = cap / 10;
     let items = gen_items("item:", 0..100 * block);
-    let (mut old_found, mut old_asked) = (0usize, 0usize);
+    let (mut far_found, mut far_asked, mut fade_found, mut fade_asked) = (0, 0, 0, 0);
     for b in 0..100 {
         let end = (b + 1) * block;
         let fresh = &items[b * block..end];
@@ -55,14 +58,15 @@ fn count_window_end_to_end() {
                 end - last.len() + i
             );
         }
-        // Forgotten: more than (l + 1) g items were added after them.
-        let gone = end.saturating_sub((l + 1) * g);
-        if gone > 0 {
-            // The most recent forgotten items (the hardest), up to 2 capacities.
-            let from = gone.saturating_sub(2 * cap);
-            old_found += found(&mut c, "w", &items[from..gone]);
-            old_asked += gone - from;
-        }
+        // Left the window (more than (l + 1) g items after them), fading for k generations.
+        let left = end.saturating_sub((l + 1) * g);
+        let far = end.saturating_sub((l + 1 + k) * g);
+        fade_found += found(&mut c, "w", &items[far..left]);
+        fade_asked += left - far;
+        // Past the fade, the most recent (the hardest), up to 2 capacities.
+        let from = far.saturating_sub(2 * cap);
+        far_found += found(&mut c, "w", &items[from..far]);
+        far_asked += far - from;
         let expect_window = if end > (l + 1) * g {
             l * g + (end - 1) % g + 1
         } else {
@@ -74,8 +78,21 @@ fn count_window_end_to_end() {
             "after block {b}"
         );
     }
-    assert!(old_asked > 100_000, "{old_asked}");
-    assert_rate("COUNT: forgotten items", old_found, old_asked, rate, 2.0);
+    assert!(far_asked > 100_000, "{far_asked}");
+    assert_rate("COUNT: items past the fade", far_found, far_asked, rate, 2.0);
+    assert_rate("COUNT: items fading", fade_found, fade_asked, 0.1, 1.0);
+    // The fade generation by generation, at the end (for the record; the first one well
+    // under 1, the k-th at about the rate).
+    let end = items.len();
+    let per_generation: Vec<usize> = (1..=k + 2)
+        .map(|j| {
+            let hi = end - (l + j) * g;
+            found(&mut c, "w", &items[hi - g..hi])
+        })
+        .collect();
+    eprintln!("COUNT: items answering 1 per generation past the window (of {g}): {per_generation:?}");
+    assert!(per_generation[0] < g, "{per_generation:?}");
+    assert!(per_generation[k + 1] <= g / 10, "{per_generation:?}");
     let never = gen_items("never:", 0..50_000);
     let n = found(&mut c, "w", &never);
     assert_rate("COUNT: never-added items", n, never.len(), rate, 1.5);
@@ -116,30 +133,39 @@ fn timed(c: &mut Connection, key: &str, rate: &str, cap: usize, span_s: u64) -> 
 }
 
 /// Items at now - span / 2 answer 1; items at now - span - 2 quanta, alone, answer 0 (no
-/// generation is live, so no lookup can find anything); with younger items beside them, at
-/// about the rate. A time earlier than the filter's latest is taken as the latest.
+/// generation is live, so no lookup can find anything); beside younger items, they fade
+/// (see the COUNT test); items from long before, separated from the young ones by an idle
+/// period, answer at about the rate. A time earlier than the filter's latest is taken as
+/// the latest.
 #[test]
 fn time_window_remembers_the_span_and_forgets_older_items() {
     let s = Server::start();
     let mut c = s.conn();
-    let t = timed(&mut c, "t", "0.01", 1000, 3600);
+    // 2000 items per span at most; from the filter's point of view (its clock being the
+    // latest add's), the just-expired, edge and mid items are all in one span: 1800.
+    let t = timed(&mut c, "t", "0.01", 2000, 3600);
+    let ancient = gen_items("ancient:", 0..2000);
+    insert_at(&mut c, "t", t.now - 3 * t.span, &ancient);
     let old = gen_items("old:", 0..1000);
     let old_at = t.now - t.span - 2 * t.quantum;
     assert_eq!(insert_at(&mut c, "t", old_at, &old).len(), 1000);
     assert_eq!(found(&mut c, "t", &old), 0, "items older than the window");
+    assert_eq!(found(&mut c, "t", &ancient), 0, "items older than the window");
     assert_eq!(apbf_field(&mut c, "t", "Items in window"), 0);
-    assert_eq!(apbf_field(&mut c, "t", "Number of items inserted"), 1000);
+    assert_eq!(apbf_field(&mut c, "t", "Number of items inserted"), 3000);
     // Just inside: an item at now - span + 2 quanta is still there.
     let edge = gen_items("edge:", 0..200);
     insert_at(&mut c, "t", t.now - t.span + 2 * t.quantum, &edge);
     assert_eq!(found(&mut c, "t", &edge), edge.len());
-    let mid = gen_items("mid:", 0..800);
+    let mid = gen_items("mid:", 0..600);
     insert_at(&mut c, "t", t.now - t.span / 2, &mid);
     assert_eq!(found(&mut c, "t", &mid), mid.len());
     assert_eq!(found(&mut c, "t", &edge), edge.len());
     let n = found(&mut c, "t", &old);
-    assert_rate("TIME: old items beside young ones", n, old.len(), 0.01, 3.0);
-    assert_eq!(apbf_field(&mut c, "t", "Items in window"), 1000);
+    assert_rate("TIME: just-expired items beside young ones", n, old.len(), 0.05, 1.0);
+    let n = found(&mut c, "t", &ancient);
+    assert_rate("TIME: items from before an idle span", n, ancient.len(), 0.01, 2.0);
+    assert_eq!(apbf_field(&mut c, "t", "Items in window"), 800);
     // Earlier than the latest time seen: taken at the latest (now - span / 2), so remembered.
     let late = gen_items("late:", 0..100);
     insert_at(&mut c, "t", old_at - t.span, &late);
@@ -148,6 +174,7 @@ fn time_window_remembers_the_span_and_forgets_older_items() {
     expect_int(&mut c, &["APBF.ADD", "t", "now"], 1);
     expect_int(&mut c, &["APBF.EXISTS", "t", "now"], 1);
     assert_eq!(apbf_field(&mut c, "t", "Overflows"), 0);
+    assert_eq!(apbf_field(&mut c, "t", "Items in window"), 901);
     // Lookups ask at the filter's latest time when it is ahead of the clock: an add two
     // spans ahead makes everything before it forgotten, now.
     let ahead = t.now + 2 * t.span + 2 * t.quantum;
@@ -181,7 +208,9 @@ fn time_window_step_by_step_with_an_idle_gap() {
     let step_at = |s: usize| start + (if s < 60 { s } else { s + 100 }) as u64 * step_ms;
     let at = |i: usize| step_at(i / per);
     let items = gen_items("s:", 0..steps * per);
-    let (mut old_found, mut old_asked) = (0, 0);
+    let (mut far_found, mut far_asked, mut fade_found, mut fade_asked) = (0, 0, 0, 0);
+    let (mut gap_found, mut gap_asked) = (0, 0);
+    let k = apbf_field(&mut c, "t", "Number of hash functions") as u64;
     for step in 0..steps {
         let now = step_at(step);
         let end = (step + 1) * per;
@@ -199,20 +228,35 @@ fn time_window_step_by_step_with_an_idle_gap() {
             answers.iter().filter(|&&a| a == 0).count(),
             inside.len()
         );
+        // Expired (a span and two quanta ago): fading for k quanta (a generation lasts at
+        // most one), then at about the rate.
         let gone: Vec<usize> = (0..end).filter(|&i| at(i) + span + 2 * q <= now).collect();
-        // The most recent forgotten items, up to two capacities.
-        let recent = &gone[gone.len().saturating_sub(2 * cap)..];
-        let old: Vec<Vec<u8>> = recent.iter().map(|&i| items[i].clone()).collect();
-        old_found += found(&mut c, "t", &old);
-        old_asked += old.len();
+        let (far, fade): (Vec<usize>, Vec<usize>) =
+            gone.iter().partition(|&&i| at(i) + span + (k + 3) * q <= now);
+        // The most recent of those past the fade, up to two capacities.
+        let far = &far[far.len().saturating_sub(2 * cap)..];
+        let pick = |ix: &[usize]| -> Vec<Vec<u8>> { ix.iter().map(|&i| items[i].clone()).collect() };
+        far_found += found(&mut c, "t", &pick(far));
+        far_asked += far.len();
+        fade_found += found(&mut c, "t", &pick(&fade));
+        fade_asked += fade.len();
+        if step >= 60 {
+            // The last steps before the gap, expired a span before the gap ended: the
+            // young generations after it must not find them.
+            let before = pick(&(55 * per..60 * per).collect::<Vec<_>>());
+            gap_found += found(&mut c, "t", &before);
+            gap_asked += before.len();
+        }
         if step == 60 {
             // Right after the gap: only this step's items are in the window.
             assert_eq!(apbf_field(&mut c, "t", "Items in window") as usize, per);
             assert_eq!(inside.len(), per);
         }
     }
-    assert!(old_asked > 50 * cap, "{old_asked}");
-    assert_rate("TIME steps: forgotten items", old_found, old_asked, 0.01, 2.0);
+    assert!(far_asked > 50 * cap, "{far_asked}");
+    assert_rate("TIME steps: items past the fade", far_found, far_asked, 0.01, 2.0);
+    assert_rate("TIME steps: items fading", fade_found, fade_asked, 0.05, 1.0);
+    assert_rate("TIME steps: items from before the gap", gap_found, gap_asked, 0.01, 2.0);
     let never = gen_items("never:", 0..50_000);
     let n = found(&mut c, "t", &never);
     assert_rate("TIME steps: never-added items", n, never.len(), 0.01, 1.5);
