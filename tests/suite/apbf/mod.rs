@@ -151,13 +151,20 @@ pub fn loadchunks(c: &mut Connection, key: &str, chunks: &[(i64, Vec<u8>)]) {
 }
 
 /// What must survive any move of a key: its type, APBF.INFO, the digest, the SCANDUMP
-/// stream and every answer of `queries`.
+/// stream (the header, then the data however `bf.chunk-bytes` cuts it) and every answer
+/// of `queries`.
 #[derive(Debug, PartialEq)]
 pub struct State {
     pub info: Vec<(String, Value)>,
     pub digest: String,
-    pub dump: Vec<(i64, Vec<u8>)>,
+    pub dump: (Vec<u8>, Vec<u8>),
     pub answers: Vec<i64>,
+}
+
+/// A SCANDUMP stream as its header and its data.
+pub fn stream(chunks: &[(i64, Vec<u8>)]) -> (Vec<u8>, Vec<u8>) {
+    let data = chunks[1..].iter().flat_map(|(_, d)| d.iter().copied()).collect();
+    (chunks[0].1.clone(), data)
 }
 
 pub fn state(c: &mut Connection, key: &str, queries: &[Vec<u8>]) -> State {
@@ -165,7 +172,29 @@ pub fn state(c: &mut Connection, key: &str, queries: &[Vec<u8>]) -> State {
     State {
         info: apbf_info(c, key),
         digest: digest_value(c, key),
-        dump: scandump(c, key),
+        dump: stream(&scandump(c, key)),
         answers: multi(c, "APBF.MEXISTS", key, queries),
     }
+}
+
+/// Which parts of two states differ (for failure messages).
+pub fn differences(a: &State, b: &State) -> String {
+    let mut out = Vec::new();
+    if a.info != b.info {
+        out.push(format!("info {:?} vs {:?}", a.info, b.info));
+    }
+    if a.digest != b.digest {
+        out.push(format!("digest {} vs {}", a.digest, b.digest));
+    }
+    if a.dump.0 != b.dump.0 {
+        out.push("SCANDUMP header".into());
+    }
+    if a.dump.1 != b.dump.1 {
+        out.push("SCANDUMP data".into());
+    }
+    if a.answers != b.answers {
+        let n = a.answers.iter().zip(&b.answers).filter(|(x, y)| x != y).count();
+        out.push(format!("{n} answers"));
+    }
+    out.join("; ")
 }
