@@ -53,7 +53,10 @@ fn add_exists_and_info_in_resp2() {
     let info = apbf_info(&mut c, "k");
     assert_eq!(names(&info), COUNT_FIELDS);
     assert_eq!(apbf_field(&mut c, "k", "Capacity"), 1000);
-    assert_eq!(apbf_text(&mut c, "k", "Error rate").parse::<f64>(), Ok(0.01));
+    assert_eq!(
+        apbf_text(&mut c, "k", "Error rate").parse::<f64>(),
+        Ok(0.01)
+    );
     assert_eq!(apbf_text(&mut c, "k", "Window"), "count");
     // 9 adds, all in the youngest generation.
     assert_eq!(apbf_field(&mut c, "k", "Number of items inserted"), 9);
@@ -62,21 +65,31 @@ fn add_exists_and_info_in_resp2() {
     let k = apbf_field(&mut c, "k", "Number of hash functions");
     let l = apbf_field(&mut c, "k", "Generations");
     let g = apbf_field(&mut c, "k", "Generation size");
-    assert_eq!(apbf_field(&mut c, "k", "Slices"), k + l, "COUNT: k + l slices");
+    assert_eq!(
+        apbf_field(&mut c, "k", "Slices"),
+        k + l,
+        "COUNT: k + l slices"
+    );
     assert_eq!(g, (1000 + l - 1) / l, "generation size: ceil(capacity / l)");
     // About log2(1 / 0.01) functions and a few dozen generations.
     assert!((5..=14).contains(&k), "k = {k}");
     assert!(l >= 4 && k + l <= 64, "l = {l}");
 
     // TIME: the span after the window, in seconds; k + 2 l + 2 slices.
-    expect_ok(&mut c, &["APBF.RESERVE", "t", "TIME", "0.001", "500", "2.5"]);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "t", "TIME", "0.001", "500", "2.5"],
+    );
     let info = apbf_info(&mut c, "t");
     let mut want: Vec<&str> = COUNT_FIELDS.to_vec();
     want.insert(4, "Span");
     assert_eq!(names(&info), want);
     assert_eq!(apbf_text(&mut c, "t", "Window"), "time");
     assert_eq!(apbf_text(&mut c, "t", "Span").parse::<f64>(), Ok(2.5));
-    assert_eq!(apbf_text(&mut c, "t", "Error rate").parse::<f64>(), Ok(0.001));
+    assert_eq!(
+        apbf_text(&mut c, "t", "Error rate").parse::<f64>(),
+        Ok(0.001)
+    );
     let (k, l) = (
         apbf_field(&mut c, "t", "Number of hash functions"),
         apbf_field(&mut c, "t", "Generations"),
@@ -92,8 +105,16 @@ fn add_exists_and_info_in_resp2() {
     expect_ints(&mut c, &["APBF.MEXISTS", "nokey", "a", "b"], &[0, 0]);
     expect_err(&mut c, &["APBF.INFO", "nokey"], "ERR not found");
     expect_err(&mut c, &["APBF.SCANDUMP", "nokey", "0"], "ERR not found");
-    expect_err(&mut c, &["APBF.INSERTAT", "nokey", "5", "a"], "ERR not found");
-    expect_err(&mut c, &["APBF.LOADCHUNK", "nokey", "5", "x"], "ERR not found");
+    expect_err(
+        &mut c,
+        &["APBF.INSERTAT", "nokey", "5", "a"],
+        "ERR not found",
+    );
+    expect_err(
+        &mut c,
+        &["APBF.LOADCHUNK", "nokey", "5", "x"],
+        "ERR not found",
+    );
     assert_eq!(raw(&mut c, &["EXISTS", "nokey"]), Value::Int(0));
 
     // SCANDUMP: the header at 0 (then iterator 1), data chunks, the end as [0, ""].
@@ -104,7 +125,11 @@ fn add_exists_and_info_in_resp2() {
     let mut at = 1i64;
     for (next, data) in &steps[1..] {
         assert!(!data.is_empty());
-        assert_eq!(*next, at + data.len() as i64, "iterators advance by the bytes");
+        assert_eq!(
+            *next,
+            at + data.len() as i64,
+            "iterators advance by the bytes"
+        );
         at = *next;
     }
     // Past the end and below 0: the end.
@@ -128,8 +153,14 @@ fn resp3_replies() {
         raw(&mut c, &["APBF.MADD", "k", "a", "b"]),
         Value::Array(vec![Value::Boolean(false), Value::Boolean(true)])
     );
-    assert_eq!(raw(&mut c, &["APBF.EXISTS", "k", "b"]), Value::Boolean(true));
-    assert_eq!(raw(&mut c, &["APBF.EXISTS", "k", "z"]), Value::Boolean(false));
+    assert_eq!(
+        raw(&mut c, &["APBF.EXISTS", "k", "b"]),
+        Value::Boolean(true)
+    );
+    assert_eq!(
+        raw(&mut c, &["APBF.EXISTS", "k", "z"]),
+        Value::Boolean(false)
+    );
     assert_eq!(
         raw(&mut c, &["APBF.MEXISTS", "k", "a", "z"]),
         Value::Array(vec![Value::Boolean(true), Value::Boolean(false)])
@@ -186,37 +217,118 @@ fn argument_errors() {
     let window = "ERR window must be COUNT or TIME";
     let cases: Vec<(Vec<&str>, String)> = vec![
         // The window word first, as a whole word, in any case.
-        (vec!["APBF.RESERVE", "k", "FOO", "0.01", "100"], window.into()),
-        (vec!["APBF.RESERVE", "k", "COUN", "0.01", "100"], window.into()),
-        (vec!["APBF.RESERVE", "k", "TIMES", "0.01", "100", "1"], window.into()),
-        (vec!["APBF.RESERVE", "k", "0.01", "100", "COUNT"], window.into()),
+        (
+            vec!["APBF.RESERVE", "k", "FOO", "0.01", "100"],
+            window.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUN", "0.01", "100"],
+            window.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIMES", "0.01", "100", "1"],
+            window.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "0.01", "100", "COUNT"],
+            window.into(),
+        ),
         // Arity: 5 for COUNT, 6 for TIME.
-        (vec!["APBF.RESERVE", "k", "COUNT", "0.01"], arity("apbf.reserve")),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0.01"],
+            arity("apbf.reserve"),
+        ),
         (vec!["APBF.RESERVE", "k"], arity("apbf.reserve")),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100"], arity("apbf.reserve")),
-        (vec!["APBF.RESERVE", "k", "time", "x", "100"], arity("apbf.reserve")),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100"],
+            arity("apbf.reserve"),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "time", "x", "100"],
+            arity("apbf.reserve"),
+        ),
         // BF.RESERVE's checks and texts for the rate and the capacity.
-        (vec!["APBF.RESERVE", "k", "COUNT", "abc", "100"], "ERR bad error rate".into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "0", "100"], rate_range.into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "1", "100"], rate_range.into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "-0.5", "100"], rate_range.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "1.5", "100", "1"], rate_range.into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "0.01", "abc"], "ERR bad capacity".into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "0.01", "0"], cap_range.into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "0.01", "-5"], cap_range.into()),
-        (vec!["APBF.RESERVE", "k", "COUNT", "0.01", "1073741825"], cap_range.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "0", "1"], cap_range.into()),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "abc", "100"],
+            "ERR bad error rate".into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0", "100"],
+            rate_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "1", "100"],
+            rate_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "-0.5", "100"],
+            rate_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "1.5", "100", "1"],
+            rate_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0.01", "abc"],
+            "ERR bad capacity".into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0.01", "0"],
+            cap_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0.01", "-5"],
+            cap_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "COUNT", "0.01", "1073741825"],
+            cap_range.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "0", "1"],
+            cap_range.into(),
+        ),
         // The span: seconds from 1 ms to 2^40 ms.
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "0"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "-1"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "-0.5"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "abc"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", ""], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "0.0001"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "1099511628"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "1e300"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "inf"], span.into()),
-        (vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "nan"], span.into()),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "0"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "-1"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "-0.5"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "abc"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", ""],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "0.0001"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "1099511628"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "1e300"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "inf"],
+            span.into(),
+        ),
+        (
+            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "nan"],
+            span.into(),
+        ),
         // A rate no shape of at most 64 slices reaches.
         (
             vec!["APBF.RESERVE", "k", "COUNT", "1e-30", "100"],
@@ -232,7 +344,15 @@ fn argument_errors() {
             "ERR unknown option '1'".into(),
         ),
         (
-            vec!["APBF.RESERVE", "k", "TIME", "0.01", "100", "1", "NONSCALING"],
+            vec![
+                "APBF.RESERVE",
+                "k",
+                "TIME",
+                "0.01",
+                "100",
+                "1",
+                "NONSCALING",
+            ],
             "ERR unknown option 'NONSCALING'".into(),
         ),
         // INSERTAT's time: an integer from 0 (checked before the key).
@@ -240,7 +360,10 @@ fn argument_errors() {
         (vec!["APBF.INSERTAT", "k", "abc", "a"], time.into()),
         (vec!["APBF.INSERTAT", "k", "1.5", "a"], time.into()),
         (vec!["APBF.INSERTAT", "k", "", "a"], time.into()),
-        (vec!["APBF.INSERTAT", "k", "18446744073709551616", "a"], time.into()),
+        (
+            vec!["APBF.INSERTAT", "k", "18446744073709551616", "a"],
+            time.into(),
+        ),
         (vec!["APBF.INSERTAT", "k", "5", "a"], "ERR not found".into()),
         // Arity of every command.
         (vec!["APBF.ADD", "k"], arity("apbf.add")),
@@ -256,10 +379,22 @@ fn argument_errors() {
         (vec!["APBF.SCANDUMP", "k", "0", "1"], arity("apbf.scandump")),
         (vec!["APBF.LOADCHUNK", "k", "1"], arity("apbf.loadchunk")),
         // LOADCHUNK on a missing key: a bad header, a chunk.
-        (vec!["APBF.LOADCHUNK", "k", "x", "y"], "ERR Second argument must be numeric".into()),
-        (vec!["APBF.LOADCHUNK", "k", "1", "junk"], "ERR received bad data".into()),
-        (vec!["APBF.LOADCHUNK", "k", "1", ""], "ERR received bad data".into()),
-        (vec!["APBF.LOADCHUNK", "k", "5", "junk"], "ERR not found".into()),
+        (
+            vec!["APBF.LOADCHUNK", "k", "x", "y"],
+            "ERR Second argument must be numeric".into(),
+        ),
+        (
+            vec!["APBF.LOADCHUNK", "k", "1", "junk"],
+            "ERR received bad data".into(),
+        ),
+        (
+            vec!["APBF.LOADCHUNK", "k", "1", ""],
+            "ERR received bad data".into(),
+        ),
+        (
+            vec!["APBF.LOADCHUNK", "k", "5", "junk"],
+            "ERR not found".into(),
+        ),
     ];
     for (args, want) in &cases {
         expect_err(&mut c, args, want);
@@ -268,15 +403,25 @@ fn argument_errors() {
     assert_eq!(raw(&mut c, &["EXISTS", "k"]), Value::Int(0));
     // Words in any case; the limits themselves are accepted.
     expect_ok(&mut c, &["APBF.RESERVE", "lo", "count", "0.01", "1"]);
-    expect_ok(&mut c, &["APBF.RESERVE", "t1", "tImE", "0.01", "1", "0.001"]);
-    expect_ok(&mut c, &["APBF.RESERVE", "t2", "TIME", "0.01", "1", "1099511627"]);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "t1", "tImE", "0.01", "1", "0.001"],
+    );
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "t2", "TIME", "0.01", "1", "1099511627"],
+    );
     expect_ok(&mut c, &["APBF.RESERVE", "t3", "TIME", "0.01", "10", "1e3"]);
     assert_eq!(apbf_text(&mut c, "t3", "Span").parse::<f64>(), Ok(1000.0));
     expect_ok(&mut c, &["APBF.RESERVE", "r9", "COUNT", "1e-9", "100"]);
     expect_ok(&mut c, &["APBF.RESERVE", "r5", "COUNT", "0.5", "100"]);
     // The limit cases of INSERTAT's time.
     expect_ints(&mut c, &["APBF.INSERTAT", "lo", "0", "a"], &[1]);
-    expect_ints(&mut c, &["APBF.INSERTAT", "lo", "9223372036854775807", "a"], &[0]);
+    expect_ints(
+        &mut c,
+        &["APBF.INSERTAT", "lo", "9223372036854775807", "a"],
+        &[0],
+    );
     // Existing key: SCANDUMP's and LOADCHUNK's iterator texts (as BF's).
     expect_err(
         &mut c,
@@ -288,7 +433,11 @@ fn argument_errors() {
         &["APBF.LOADCHUNK", "lo", "x", "y"],
         "ERR Second argument must be numeric",
     );
-    expect_err(&mut c, &["APBF.LOADCHUNK", "lo", "0", "y"], "ERR received bad data");
+    expect_err(
+        &mut c,
+        &["APBF.LOADCHUNK", "lo", "0", "y"],
+        "ERR received bad data",
+    );
 
     // RESERVE on an existing key, whatever its window.
     for args in [
@@ -314,11 +463,18 @@ fn argument_errors() {
     expect_ok(&mut c, &["CONFIG", "SET", "bf.apbf-capacity", "1000000"]);
     let e = expect_err_prefix(&mut c, &["APBF.ADD", "big", "a"], "ERR filter would need ");
     assert!(e.ends_with("over bf.max-filter-bytes (100000)"), "{e}");
-    let e = expect_err_prefix(&mut c, &["APBF.MADD", "big", "a", "b"], "ERR filter would need ");
+    let e = expect_err_prefix(
+        &mut c,
+        &["APBF.MADD", "big", "a", "b"],
+        "ERR filter would need ",
+    );
     assert!(e.ends_with("over bf.max-filter-bytes (100000)"), "{e}");
     assert_eq!(raw(&mut c, &["EXISTS", "big"]), Value::Int(0));
     // The largest capacity is refused by the default limit, not by an allocation.
-    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"]);
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
     let e = expect_err_prefix(
         &mut c,
         &["APBF.RESERVE", "big", "COUNT", "0.0001", "1073741824"],
@@ -384,12 +540,19 @@ fn implicit_creation_uses_the_apbf_configs() {
     expect_int(&mut c, &["APBF.ADD", "d", "a"], 1);
     assert_eq!(apbf_text(&mut c, "d", "Window"), "count");
     assert_eq!(apbf_field(&mut c, "d", "Capacity"), 1000);
-    assert_eq!(apbf_text(&mut c, "d", "Error rate").parse::<f64>(), Ok(0.01));
+    assert_eq!(
+        apbf_text(&mut c, "d", "Error rate").parse::<f64>(),
+        Ok(0.01)
+    );
     assert_eq!(apbf_field(&mut c, "d", "Number of items inserted"), 1);
     // The same shape as an explicit reservation of the defaults.
     expect_ok(&mut c, &["APBF.RESERVE", "r", "COUNT", "0.01", "1000"]);
     for f in ["Size", "Number of hash functions", "Generations", "Slices"] {
-        assert_eq!(apbf_field(&mut c, "d", f), apbf_field(&mut c, "r", f), "{f}");
+        assert_eq!(
+            apbf_field(&mut c, "d", f),
+            apbf_field(&mut c, "r", f),
+            "{f}"
+        );
     }
     expect_ok(&mut c, &["CONFIG", "SET", "bf.apbf-error-rate", "0.001"]);
     expect_ok(&mut c, &["CONFIG", "SET", "bf.apbf-capacity", "50"]);
@@ -412,7 +575,10 @@ fn implicit_creation_uses_the_apbf_configs() {
     assert_eq!(config_get(&mut c, "bf.apbf-capacity"), "50");
     expect_ints(&mut c, &["APBF.MADD", "m", "a", "b", "a"], &[1, 1, 0]);
     assert_eq!(apbf_field(&mut c, "m", "Capacity"), 50);
-    assert_eq!(apbf_text(&mut c, "m", "Error rate").parse::<f64>(), Ok(0.001));
+    assert_eq!(
+        apbf_text(&mut c, "m", "Error rate").parse::<f64>(),
+        Ok(0.001)
+    );
     assert_eq!(apbf_field(&mut c, "m", "Number of items inserted"), 3);
     // Existing keys keep their own parameters.
     expect_int(&mut c, &["APBF.ADD", "d", "b"], 1);
@@ -431,7 +597,10 @@ fn implicit_creation_uses_the_apbf_configs() {
     assert_eq!(config_get(&mut c2, "bf.apbf-capacity"), "7");
     expect_int(&mut c2, &["APBF.ADD", "d", "a"], 1);
     assert_eq!(apbf_field(&mut c2, "d", "Capacity"), 7);
-    assert_eq!(apbf_text(&mut c2, "d", "Error rate").parse::<f64>(), Ok(0.05));
+    assert_eq!(
+        apbf_text(&mut c2, "d", "Error rate").parse::<f64>(),
+        Ok(0.05)
+    );
     // A bad load argument stops the server from loading the module.
     let refused = Server::try_start(ServerOpts::module_args(&["apbf-capacity", "0"]));
     assert!(refused.is_err(), "apbf-capacity 0 was accepted at load");
@@ -444,8 +613,14 @@ fn memory_usage_and_info_section() {
     let s = Server::start();
     let mut c = s.conn();
     expect_ok(&mut c, &["APBF.RESERVE", "small", "COUNT", "0.01", "1000"]);
-    expect_ok(&mut c, &["APBF.RESERVE", "large", "COUNT", "0.01", "100000"]);
-    expect_ok(&mut c, &["APBF.RESERVE", "time", "TIME", "0.01", "100000", "60"]);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "large", "COUNT", "0.01", "100000"],
+    );
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "time", "TIME", "0.01", "100000", "60"],
+    );
     for key in ["small", "large", "time"] {
         let size = apbf_field(&mut c, key, "Size");
         let usage = memory_usage(&mut c, key);
@@ -505,7 +680,10 @@ fn keyspace_events() {
     ps.subscribe("__keyspace@0__:k").unwrap();
     let header = {
         let mut tmp = s.conn();
-        expect_ok(&mut tmp, &["APBF.RESERVE", "src", "TIME", "0.01", "10", "5"]);
+        expect_ok(
+            &mut tmp,
+            &["APBF.RESERVE", "src", "TIME", "0.01", "10", "5"],
+        );
         match raw(&mut tmp, &["APBF.SCANDUMP", "src", "0"]) {
             Value::Array(a) => as_bytes(&a[1]),
             other => panic!("{other:?}"),
@@ -521,7 +699,10 @@ fn keyspace_events() {
         // An add of a present item still writes (its age starts again).
         (vec![b"APBF.ADD", b"k", b"a"], Some("apbf.add")),
         (vec![b"APBF.MADD", b"k", b"a", b"b"], Some("apbf.madd")),
-        (vec![b"APBF.INSERTAT", b"k", b"7", b"c"], Some("apbf.insertat")),
+        (
+            vec![b"APBF.INSERTAT", b"k", b"7", b"c"],
+            Some("apbf.insertat"),
+        ),
         (vec![b"APBF.INSERTAT", b"k", b"-7", b"c"], None),
         (vec![b"APBF.EXISTS", b"k", b"a"], None),
         (vec![b"APBF.MEXISTS", b"k", b"a", b"z"], None),
@@ -541,7 +722,10 @@ fn keyspace_events() {
         // A data chunk: one byte at offset 0 (iterator 2); at iterator 1 it would start
         // before the data, refused.
         (vec![b"APBF.LOADCHUNK", b"k", b"1", b"\x00"], None),
-        (vec![b"APBF.LOADCHUNK", b"k", b"2", b"\x00"], Some("apbf.loadchunk")),
+        (
+            vec![b"APBF.LOADCHUNK", b"k", b"2", b"\x00"],
+            Some("apbf.loadchunk"),
+        ),
     ];
     for (args, event) in steps {
         raw(&mut c, &args);
@@ -592,7 +776,11 @@ fn command_info_and_docs() {
         }
         assert_eq!(got.len(), flags.len() + 1, "{name}: flags {got:?}");
         // First key 1, last key 1, step 1.
-        assert_eq!(&info[3..6], &[Value::Int(1), Value::Int(1), Value::Int(1)], "{name}");
+        assert_eq!(
+            &info[3..6],
+            &[Value::Int(1), Value::Int(1), Value::Int(1)],
+            "{name}"
+        );
         assert!(
             format!("{:?}", info[8]).contains(key),
             "{name}: key specs {:?}",
@@ -615,7 +803,10 @@ fn command_info_and_docs() {
         Value::Array(vec![Value::BulkString(b"k".to_vec())])
     );
     assert_eq!(
-        raw(&mut c, &["COMMAND", "GETKEYS", "APBF.INSERTAT", "k", "5", "a"]),
+        raw(
+            &mut c,
+            &["COMMAND", "GETKEYS", "APBF.INSERTAT", "k", "5", "a"]
+        ),
         Value::Array(vec![Value::BulkString(b"k".to_vec())])
     );
 }

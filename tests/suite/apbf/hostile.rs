@@ -45,7 +45,9 @@ fn parse(dump: &[u8], frame: &Frame) -> Vec<F> {
             F::U(cur.unsigned().unwrap())
         });
     }
-    let F::U(slices) = out[SLICES] else { unreachable!() };
+    let F::U(slices) = out[SLICES] else {
+        unreachable!()
+    };
     for _ in 0..3 * slices {
         out.push(F::U(cur.unsigned().unwrap()));
     }
@@ -86,7 +88,11 @@ fn exercise(c: &mut Connection, key: &str) {
     }
     let dump = as_bytes(&raw(c, &["DUMP", key]));
     let digest = digest_value(c, key);
-    assert_eq!(restore(c, "exercise:copy", &dump), Value::Okay, "{key}: DUMP / RESTORE");
+    assert_eq!(
+        restore(c, "exercise:copy", &dump),
+        Value::Okay,
+        "{key}: DUMP / RESTORE"
+    );
     assert_eq!(digest_value(c, "exercise:copy"), digest);
     expect_int(c, &["DEL", "exercise:copy"], 1);
 }
@@ -128,10 +134,19 @@ fn hostile_restores_never_crash() {
         let mut cases: Vec<(String, Vec<F>)> = vec![
             ("flags".into(), with_field(&good, FLAGS, F::U(1))),
             ("window 2".into(), with_field(&good, WINDOW, F::U(2))),
-            ("window huge".into(), with_field(&good, WINDOW, F::U(u64::MAX))),
+            (
+                "window huge".into(),
+                with_field(&good, WINDOW, F::U(u64::MAX)),
+            ),
             ("capacity 0".into(), with_field(&good, CAPACITY, F::U(0))),
-            ("capacity 2^30 + 1".into(), with_field(&good, CAPACITY, F::U((1 << 30) + 1))),
-            ("capacity huge".into(), with_field(&good, CAPACITY, F::U(u64::MAX))),
+            (
+                "capacity 2^30 + 1".into(),
+                with_field(&good, CAPACITY, F::U((1 << 30) + 1)),
+            ),
+            (
+                "capacity huge".into(),
+                with_field(&good, CAPACITY, F::U(u64::MAX)),
+            ),
             (
                 "capacity under a generation".into(),
                 with_field(&good, CAPACITY, F::U(generation - 1)),
@@ -141,15 +156,39 @@ fn hostile_restores_never_crash() {
             ("k 2^32".into(), with_field(&good, K, F::U(1 << 32))),
             ("l 0".into(), with_field(&good, L, F::U(0))),
             ("l + 1".into(), with_field(&good, L, F::U(l + 1))),
-            ("slices + 1".into(), with_field(&good, SLICES, F::U(slices + 1))),
-            ("slices - 1".into(), with_field(&good, SLICES, F::U(slices - 1))),
-            ("slices huge".into(), with_field(&good, SLICES, F::U(u64::MAX))),
-            ("generation 0".into(), with_field(&good, GENERATION, F::U(0))),
+            (
+                "slices + 1".into(),
+                with_field(&good, SLICES, F::U(slices + 1)),
+            ),
+            (
+                "slices - 1".into(),
+                with_field(&good, SLICES, F::U(slices - 1)),
+            ),
+            (
+                "slices huge".into(),
+                with_field(&good, SLICES, F::U(u64::MAX)),
+            ),
+            (
+                "generation 0".into(),
+                with_field(&good, GENERATION, F::U(0)),
+            ),
             ("blocks 0".into(), with_field(&good, BLOCKS, F::U(0))),
-            ("blocks + 1".into(), with_field(&good, BLOCKS, F::U(blocks + 1))),
-            ("blocks 2^40".into(), with_field(&good, BLOCKS, F::U(1 << 40))),
-            ("blocks huge".into(), with_field(&good, BLOCKS, F::U(u64::MAX))),
-            ("head = slices".into(), with_field(&good, HEAD, F::U(slices))),
+            (
+                "blocks + 1".into(),
+                with_field(&good, BLOCKS, F::U(blocks + 1)),
+            ),
+            (
+                "blocks 2^40".into(),
+                with_field(&good, BLOCKS, F::U(1 << 40)),
+            ),
+            (
+                "blocks huge".into(),
+                with_field(&good, BLOCKS, F::U(u64::MAX)),
+            ),
+            (
+                "head = slices".into(),
+                with_field(&good, HEAD, F::U(slices)),
+            ),
             ("head 2^32".into(), with_field(&good, HEAD, F::U(1 << 32))),
             (
                 "short words".into(),
@@ -160,9 +199,18 @@ fn hostile_restores_never_crash() {
                 with_field(&good, last, F::S(vec![0; words as usize + 8])),
             ),
             ("no words".into(), with_field(&good, last, F::S(Vec::new()))),
-            ("words as an integer".into(), with_field(&good, last, F::U(5))),
-            ("a double for k".into(), with_field(&good, K, F::D(k as f64))),
-            ("the rate as an integer".into(), with_field(&good, RATE, F::U(1))),
+            (
+                "words as an integer".into(),
+                with_field(&good, last, F::U(5)),
+            ),
+            (
+                "a double for k".into(),
+                with_field(&good, K, F::D(k as f64)),
+            ),
+            (
+                "the rate as an integer".into(),
+                with_field(&good, RATE, F::U(1)),
+            ),
             (
                 "a signed integer for the head".into(),
                 with_field(&good, HEAD, raw_op(OP_SINT, &[0])),
@@ -179,12 +227,18 @@ fn hostile_restores_never_crash() {
                 f
             }),
         ];
-        assert!(2 * l + 2 < 65);
         if window == 1 {
+            assert!(2 * l + 2 < 65);
             cases.extend([
                 ("span 0".to_string(), with_field(&good, SPAN, F::U(0))),
-                ("span 2^40 + 1".into(), with_field(&good, SPAN, F::U((1 << 40) + 1))),
-                ("a COUNT window with a span".into(), with_field(&good, WINDOW, F::U(0))),
+                (
+                    "span 2^40 + 1".into(),
+                    with_field(&good, SPAN, F::U((1 << 40) + 1)),
+                ),
+                (
+                    "a COUNT window with a span".into(),
+                    with_field(&good, WINDOW, F::U(0)),
+                ),
                 // 65 slices, k + 2 l + 2 as they must be: too many for a lookup's mask.
                 ("65 slices".into(), {
                     let f = with_field(&good, K, F::U(65 - 2 * l - 2));
@@ -193,8 +247,14 @@ fn hostile_restores_never_crash() {
             ]);
         } else {
             cases.extend([
-                ("a COUNT window with a span".to_string(), with_field(&good, SPAN, F::U(5))),
-                ("a TIME window without a span".into(), with_field(&good, WINDOW, F::U(1))),
+                (
+                    "a COUNT window with a span".to_string(),
+                    with_field(&good, SPAN, F::U(5)),
+                ),
+                (
+                    "a TIME window without a span".into(),
+                    with_field(&good, WINDOW, F::U(1)),
+                ),
                 ("65 slices".into(), {
                     let f = with_field(&good, K, F::U(65 - l));
                     with_field(&f, SLICES, F::U(65))
@@ -206,7 +266,10 @@ fn hostile_restores_never_crash() {
             ]);
         }
         for (i, rate) in BAD_RATES.iter().enumerate() {
-            cases.push((format!("bad rate {i}"), with_field(&good, RATE, F::D(*rate))));
+            cases.push((
+                format!("bad rate {i}"),
+                with_field(&good, RATE, F::D(*rate)),
+            ));
         }
         for (what, f) in &cases {
             expect_restore_refused(&mut c, "bad", &frame.payload(f), &format!("{key}: {what}"));
@@ -232,7 +295,10 @@ fn hostile_restores_never_crash() {
             ("clock at the end", with_field(&good, CLOCK, F::U(u64::MAX))),
             ("clock at 0", with_field(&good, CLOCK, F::U(0))),
             ("added at the end", with_field(&good, ADDED, F::U(u64::MAX))),
-            ("overflows at the end", with_field(&good, OVERFLOWS, F::U(u64::MAX))),
+            (
+                "overflows at the end",
+                with_field(&good, OVERFLOWS, F::U(u64::MAX)),
+            ),
             ("head last", with_field(&good, HEAD, F::U(slices - 1))),
             ("items at the end", {
                 let f = with_field(&good, g, F::U(u64::MAX));
@@ -246,7 +312,10 @@ fn hostile_restores_never_crash() {
                 let f = with_field(&good, g + 1, F::U(u64::MAX));
                 with_field(&f, g + 2, F::U(1))
             }),
-            ("words all ones", with_field(&good, last, F::S(vec![0xff; words as usize]))),
+            (
+                "words all ones",
+                with_field(&good, last, F::S(vec![0xff; words as usize])),
+            ),
         ];
         for (what, f) in &absurd {
             let v = restore(&mut c, "odd", &frame.payload(f));
@@ -259,7 +328,10 @@ fn hostile_restores_never_crash() {
         // The size limit, before allocating.
         expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "1000"]);
         expect_restore_refused(&mut c, "bad", &dump, "over bf.max-filter-bytes");
-        expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"]);
+        expect_ok(
+            &mut c,
+            &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+        );
 
         // Seeded mutations of the real DUMP body: 2,000 payloads per key, under a limit of
         // 4 MB so that a mutated shape costs little.
@@ -287,7 +359,10 @@ fn hostile_restores_never_crash() {
             }
         }
         tried += 2000;
-        expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"]);
+        expect_ok(
+            &mut c,
+            &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+        );
         eprintln!("hostile APBF RESTOREs ({key}): {accepted} of 2000 mutants accepted");
     }
     let refused: i64 = info_field(&mut c, "bf_apbf", "bf_apbf_refused_loads")
@@ -359,8 +434,15 @@ fn hostile_loadchunks_never_crash() {
     ];
     for (what, h) in &cases {
         let v = loadchunk(&mut c, "h", 1, h);
-        assert_eq!(err_of(&v).as_deref(), Some("ERR received bad data"), "{what}: {v:?}");
-        assert!(!common::hostile::key_exists(&mut c, "h"), "{what}: key created");
+        assert_eq!(
+            err_of(&v).as_deref(),
+            Some("ERR received bad data"),
+            "{what}: {v:?}"
+        );
+        assert!(
+            !common::hostile::key_exists(&mut c, "h"),
+            "{what}: key created"
+        );
     }
     let log = s.log_text();
     let reasons = log.matches("bf: APBF.LOADCHUNK refused: ").count();
@@ -368,14 +450,18 @@ fn hostile_loadchunks_never_crash() {
 
     // A huge shape: refused before allocation, at the default limit and at a lowered one.
     let peak = |c: &mut Connection| -> i64 {
-        info_field(c, "memory", "used_memory_peak").unwrap().parse().unwrap()
+        info_field(c, "memory", "used_memory_peak")
+            .unwrap()
+            .parse()
+            .unwrap()
     };
     let before = peak(&mut c);
     for blocks in [1u64 << 40, 1 << 26, u64::MAX / 128] {
         let v = loadchunk(&mut c, "huge", 1, &edit(&header, BLOCKS, blocks));
         let e = err_of(&v).unwrap_or_else(|| panic!("blocks {blocks}: {v:?}"));
         assert!(
-            e.starts_with("ERR filter would need ") && e.ends_with("over bf.max-filter-bytes (536870912)"),
+            e.starts_with("ERR filter would need ")
+                && e.ends_with("over bf.max-filter-bytes (536870912)"),
             "blocks {blocks}: {e}"
         );
     }
@@ -385,9 +471,15 @@ fn hostile_loadchunks_never_crash() {
     let v = loadchunk(&mut c, "huge", 1, &big);
     let e = err_of(&v).unwrap_or_else(|| panic!("{v:?}"));
     assert!(e.ends_with("over bf.max-filter-bytes (100000)"), "{e}");
-    assert!(peak(&mut c) < before + (1 << 20), "memory was allocated for refused shapes");
+    assert!(
+        peak(&mut c) < before + (1 << 20),
+        "memory was allocated for refused shapes"
+    );
     assert!(!common::hostile::key_exists(&mut c, "huge"));
-    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"]);
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
     assert_eq!(loadchunk(&mut c, "huge", 1, &big), Value::Okay);
     assert!(apbf_field(&mut c, "huge", "Size") > 1 << 20);
     exercise(&mut c, "huge");
@@ -416,7 +508,10 @@ fn hostile_loadchunks_never_crash() {
         }
     }
     eprintln!("hostile APBF headers: {accepted} of 3000 mutants accepted");
-    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"]);
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
 
     // Data chunks at every bad place, and random ones, against RedisBloom's rules for one
     // stream of `total` bytes.
@@ -447,13 +542,15 @@ fn hostile_loadchunks_never_crash() {
     for (iter, len) in places {
         let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         let v = loadchunk(&mut c, "d", iter, &data);
-        match loadchunk_verdict(iter, len, &[total]) {
+        // As the counting filters: an empty chunk right at the end writes nothing and is
+        // taken (RedisBloom's Bloom filters call it an invalid offset).
+        let verdict = match loadchunk_verdict(iter, len, &[total]) {
+            Err(_) if len == 0 && iter == t + 1 => Ok(total),
+            v => v,
+        };
+        match verdict {
             Ok(_) => assert_eq!(v, Value::Okay, "iter {iter} len {len}"),
-            Err(want) => assert_eq!(
-                err_of(&v).as_deref(),
-                Some(want),
-                "iter {iter} len {len}"
-            ),
+            Err(want) => assert_eq!(err_of(&v).as_deref(), Some(want), "iter {iter} len {len}"),
         }
     }
     // Whatever the chunks wrote, the filter works.

@@ -145,7 +145,12 @@ pub fn loadchunks(c: &mut Connection, key: &str, chunks: &[(i64, Vec<u8>)]) {
         let n = next.to_string();
         expect_ok(
             c,
-            &[b"APBF.LOADCHUNK", key.as_bytes(), n.as_bytes(), data.as_slice()],
+            &[
+                b"APBF.LOADCHUNK",
+                key.as_bytes(),
+                n.as_bytes(),
+                data.as_slice(),
+            ],
         );
     }
 }
@@ -163,7 +168,10 @@ pub struct State {
 
 /// A SCANDUMP stream as its header and its data.
 pub fn stream(chunks: &[(i64, Vec<u8>)]) -> (Vec<u8>, Vec<u8>) {
-    let data = chunks[1..].iter().flat_map(|(_, d)| d.iter().copied()).collect();
+    let data = chunks[1..]
+        .iter()
+        .flat_map(|(_, d)| d.iter().copied())
+        .collect();
     (chunks[0].1.clone(), data)
 }
 
@@ -193,7 +201,12 @@ pub fn differences(a: &State, b: &State) -> String {
         out.push("SCANDUMP data".into());
     }
     if a.answers != b.answers {
-        let n = a.answers.iter().zip(&b.answers).filter(|(x, y)| x != y).count();
+        let n = a
+            .answers
+            .iter()
+            .zip(&b.answers)
+            .filter(|(x, y)| x != y)
+            .count();
         out.push(format!("{n} answers"));
     }
     out.join("; ")

@@ -16,7 +16,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use common::*;
 use redis::Connection;
 
-use super::{apbf_field, differences, found, insert_at, loadchunks, multi, scandump, server_ms, state, State};
+use super::{
+    apbf_field, differences, found, insert_at, loadchunks, multi, scandump, server_ms, state, State,
+};
 
 const HOUR: u64 = 3_600_000;
 
@@ -30,26 +32,50 @@ fn build(c: &mut Connection) -> Vec<String> {
     items.push(b"\x00\xff\xfe\x80".to_vec());
     multi(c, "APBF.MADD", "count", &items);
     let now = server_ms(c);
-    expect_ok(c, &["APBF.RESERVE", "time", "TIME", "0.001", "3000", "3600"]);
+    expect_ok(
+        c,
+        &["APBF.RESERVE", "time", "TIME", "0.001", "3000", "3600"],
+    );
     insert_at(c, "time", now - 3 * HOUR, &gen_items("time-old:", 0..3000));
     insert_at(c, "time", now - 2 * HOUR, &gen_items("time-mid:", 0..2000));
     insert_at(c, "time", now - HOUR / 2, &gen_items("time-new:", 0..2500));
     // Its clock 10 hours ahead: everything before is forgotten, now and after any move.
     expect_ok(c, &["APBF.RESERVE", "ahead", "TIME", "0.01", "500", "3600"]);
     insert_at(c, "ahead", now - HOUR / 2, &gen_items("ahead-old:", 0..400));
-    insert_at(c, "ahead", now + 10 * HOUR, &gen_items("ahead-new:", 0..100));
+    insert_at(
+        c,
+        "ahead",
+        now + 10 * HOUR,
+        &gen_items("ahead-new:", 0..100),
+    );
     // Three capacities in one span: overflows.
     expect_ok(c, &["APBF.RESERVE", "burst", "TIME", "0.01", "300", "7200"]);
     for (i, at) in [HOUR, HOUR / 2, HOUR / 4].iter().enumerate() {
-        insert_at(c, "burst", now - at, &gen_items(&format!("burst{i}:"), 0..300));
+        insert_at(
+            c,
+            "burst",
+            now - at,
+            &gen_items(&format!("burst{i}:"), 0..300),
+        );
     }
     assert!(apbf_field(c, "burst", "Overflows") > 0);
     expect_ok(c, &["APBF.RESERVE", "empty", "COUNT", "0.05", "10"]);
-    expect_ok(c, &["APBF.RESERVE", "empty-time", "TIME", "0.05", "10", "0.5"]);
+    expect_ok(
+        c,
+        &["APBF.RESERVE", "empty-time", "TIME", "0.05", "10", "0.5"],
+    );
     expect_int(c, &["APBF.ADD", "auto", "a"], 1);
-    ["count", "time", "ahead", "burst", "empty", "empty-time", "auto"]
-        .map(String::from)
-        .to_vec()
+    [
+        "count",
+        "time",
+        "ahead",
+        "burst",
+        "empty",
+        "empty-time",
+        "auto",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 fn queries() -> Vec<Vec<u8>> {
@@ -80,7 +106,11 @@ fn verify(c: &mut Connection, snap: &BTreeMap<String, State>, what: &str) {
     let q = queries();
     for (key, want) in snap {
         let got = state(c, key, &q);
-        assert!(got == *want, "{what}: {key} changed: {}", differences(&got, want));
+        assert!(
+            got == *want,
+            "{what}: {key} changed: {}",
+            differences(&got, want)
+        );
     }
 }
 
@@ -152,7 +182,10 @@ fn aof(preamble: bool) {
                         .iter()
                         .all(|a| a[0].eq_ignore_ascii_case(b"APBF.LOADCHUNK")),
                 "{key}: written as {:?}",
-                chunks.iter().map(|a| show_args(&a[..2])).collect::<Vec<_>>()
+                chunks
+                    .iter()
+                    .map(|a| show_args(&a[..2]))
+                    .collect::<Vec<_>>()
             );
             assert_eq!(chunks[0][2], b"1", "{key}: the header first");
             assert!(chunks[0][3].starts_with(b"RSAP"), "{key}: the header first");
@@ -166,15 +199,33 @@ fn aof(preamble: bool) {
     expect_ok(&mut c, &["CONFIG", "SET", "bf.apbf-capacity", "77"]);
     expect_ok(&mut c, &["CONFIG", "SET", "bf.apbf-error-rate", "0.02"]);
     multi(&mut c, "APBF.MADD", "late", &gen_items("late:", 0..50));
-    multi(&mut c, "APBF.MADD", "count", &gen_items("count-late:", 0..500));
+    multi(
+        &mut c,
+        "APBF.MADD",
+        "count",
+        &gen_items("count-late:", 0..500),
+    );
     expect_int(&mut c, &["APBF.ADD", "count", "one-more"], 1);
     // A TIME window's adds at the server's clock: logged at that moment.
-    multi(&mut c, "APBF.MADD", "time", &gen_items("time-late:", 0..300));
+    multi(
+        &mut c,
+        "APBF.MADD",
+        "time",
+        &gen_items("time-late:", 0..300),
+    );
     expect_int(&mut c, &["APBF.ADD", "time", "time-one"], 1);
-    expect_ok(&mut c, &["APBF.RESERVE", "late-time", "TIME", "0.01", "100", "3600"]);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "late-time", "TIME", "0.01", "100", "3600"],
+    );
     expect_int(&mut c, &["APBF.ADD", "late-time", "x"], 1);
     let now = server_ms(&mut c);
-    insert_at(&mut c, "late-time", now - HOUR / 4, &gen_items("lt:", 0..20));
+    insert_at(
+        &mut c,
+        "late-time",
+        now - HOUR / 4,
+        &gen_items("lt:", 0..20),
+    );
     keys.extend(["late".to_string(), "late-time".to_string()]);
     let snap = snapshot(&mut c, &keys);
     drop(c);
@@ -186,7 +237,10 @@ fn aof(preamble: bool) {
             .filter(|a| a[0].eq_ignore_ascii_case(name) && a.get(1).is_some_and(|k| k == key))
             .count()
     };
-    assert_eq!(logged(b"APBF.ADD", b"time") + logged(b"APBF.MADD", b"time"), 0);
+    assert_eq!(
+        logged(b"APBF.ADD", b"time") + logged(b"APBF.MADD", b"time"),
+        0
+    );
     assert!(logged(b"APBF.INSERTAT", b"time") >= 2);
     assert!(logged(b"APBF.INSERTAT", b"late-time") >= 2);
     assert_eq!(logged(b"APBF.ADD", b"count"), 1);
@@ -225,7 +279,11 @@ fn dump_restore_copy_and_scandump() {
         let copy = format!("{key}:restored");
         expect_ok(&mut c, &[b"RESTORE", copy.as_bytes(), b"0", &payload]);
         let got = state(&mut c, &copy, &q);
-        assert!(got == snap[key], "RESTORE of {key}: {}", differences(&got, &snap[key]));
+        assert!(
+            got == snap[key],
+            "RESTORE of {key}: {}",
+            differences(&got, &snap[key])
+        );
         let copied = format!("{key}:copied");
         expect_int(&mut c, &["COPY", key, &copied], 1);
         assert!(state(&mut c, &copied, &q) == snap[key], "COPY of {key}");
@@ -233,7 +291,10 @@ fn dump_restore_copy_and_scandump() {
         let v = raw(&mut c, &["APBF.MADD", &copied, "more", "and more"]);
         assert!(err_of(&v).is_none(), "{v:?}");
         assert_ne!(digest_value(&mut c, &copied), snap[key].digest);
-        assert!(state(&mut c, key, &q) == snap[key], "{key} changed by its copy");
+        assert!(
+            state(&mut c, key, &q) == snap[key],
+            "{key} changed by its copy"
+        );
         // SCANDUMP in chunks of at most 1000 bytes, LOADCHUNK into a new key.
         let chunks = scandump(&mut c, key);
         assert!(chunks[1..].iter().all(|(_, d)| d.len() <= 1000), "{key}");
@@ -248,7 +309,10 @@ fn dump_restore_copy_and_scandump() {
         let mut shuffled = chunks.clone();
         shuffled[1..].reverse();
         loadchunks(&mut c, &reordered, &shuffled);
-        assert!(state(&mut c, &reordered, &q) == snap[key], "reversed chunks of {key}");
+        assert!(
+            state(&mut c, &reordered, &q) == snap[key],
+            "reversed chunks of {key}"
+        );
     }
     // A key restored over another type with REPLACE.
     expect_ok(&mut c, &["SET", "s", "x"]);
@@ -257,7 +321,10 @@ fn dump_restore_copy_and_scandump() {
     assert!(state(&mut c, "s", &q) == snap["time"]);
     // RESTORE onto an existing key without REPLACE: BUSYKEY, the key unchanged.
     let v = raw(&mut c, &[&b"RESTORE"[..], b"count", b"0", &payload]);
-    assert!(err_of(&v).is_some_and(|e| e.starts_with("BUSYKEY")), "{v:?}");
+    assert!(
+        err_of(&v).is_some_and(|e| e.starts_with("BUSYKEY")),
+        "{v:?}"
+    );
     assert!(state(&mut c, "count", &q) == snap["count"]);
 }
 
@@ -322,15 +389,27 @@ fn what_expired_while_down_is_forgotten() {
     for (i, con) in [&mut c, &mut a].into_iter().enumerate() {
         let what = ["from the RDB", "from the AOF"][i];
         assert!(server_ms(con) >= added.max(added_aof) + 4000, "{what}");
-        assert_eq!(digest_value(con, "t"), digests[i], "{what}: the state moved");
+        assert_eq!(
+            digest_value(con, "t"),
+            digests[i],
+            "{what}: the state moved"
+        );
         assert_eq!(
             apbf_field(con, "t", "Number of items inserted"),
             info[i],
             "{what}"
         );
-        assert_eq!(found(con, "t", &items), 0, "{what}: expired items answered 1");
+        assert_eq!(
+            found(con, "t", &items),
+            0,
+            "{what}: expired items answered 1"
+        );
         assert_eq!(apbf_field(con, "t", "Items in window"), 0, "{what}");
-        assert_eq!(found(con, "n", &counted), counted.len(), "{what}: COUNT window");
+        assert_eq!(
+            found(con, "n", &counted),
+            counted.len(),
+            "{what}: COUNT window"
+        );
         // The window goes on: a new add is remembered.
         expect_int(con, &["APBF.ADD", "t", "fresh"], 1);
         expect_int(con, &["APBF.EXISTS", "t", "fresh"], 1);

@@ -35,7 +35,10 @@ fn count_window_end_to_end() {
     let s = Server::start();
     let mut c = s.conn();
     let (cap, rate) = (2000usize, 0.01);
-    expect_ok(&mut c, &["APBF.RESERVE", "w", "COUNT", "0.01", &cap.to_string()]);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "w", "COUNT", "0.01", &cap.to_string()],
+    );
     let k = apbf_field(&mut c, "w", "Number of hash functions") as usize;
     let l = apbf_field(&mut c, "w", "Generations") as usize;
     let g = apbf_field(&mut c, "w", "Generation size") as usize;
@@ -49,7 +52,10 @@ fn count_window_end_to_end() {
         let answers = multi(&mut c, "APBF.MADD", "w", fresh);
         // New items answer 1 but for the rare false positive.
         let present = answers.iter().filter(|&&a| a == 0).count();
-        assert!(present <= block / 20, "block {b}: {present} of {block} already present");
+        assert!(
+            present <= block / 20,
+            "block {b}: {present} of {block} already present"
+        );
         let last = &items[end.saturating_sub(cap)..end];
         let answers = multi(&mut c, "APBF.MEXISTS", "w", last);
         if let Some(i) = answers.iter().position(|&a| a != 1) {
@@ -79,7 +85,13 @@ fn count_window_end_to_end() {
         );
     }
     assert!(far_asked > 100_000, "{far_asked}");
-    assert_rate("COUNT: items past the fade", far_found, far_asked, rate, 2.0);
+    assert_rate(
+        "COUNT: items past the fade",
+        far_found,
+        far_asked,
+        rate,
+        2.0,
+    );
     assert_rate("COUNT: items fading", fade_found, fade_asked, 0.1, 1.0);
     // The fade generation by generation, at the end (for the record; the first one well
     // under 1, the k-th at about the rate).
@@ -90,7 +102,9 @@ fn count_window_end_to_end() {
             found(&mut c, "w", &items[hi - g..hi])
         })
         .collect();
-    eprintln!("COUNT: items answering 1 per generation past the window (of {g}): {per_generation:?}");
+    eprintln!(
+        "COUNT: items answering 1 per generation past the window (of {g}): {per_generation:?}"
+    );
     assert!(per_generation[0] < g, "{per_generation:?}");
     assert!(per_generation[k + 1] <= g / 10, "{per_generation:?}");
     let never = gen_items("never:", 0..50_000);
@@ -121,7 +135,14 @@ struct Timed {
 fn timed(c: &mut Connection, key: &str, rate: &str, cap: usize, span_s: u64) -> Timed {
     expect_ok(
         c,
-        &["APBF.RESERVE", key, "TIME", rate, &cap.to_string(), &span_s.to_string()],
+        &[
+            "APBF.RESERVE",
+            key,
+            "TIME",
+            rate,
+            &cap.to_string(),
+            &span_s.to_string(),
+        ],
     );
     let l = apbf_field(c, key, "Generations") as u64;
     let span = span_s * 1000;
@@ -150,7 +171,11 @@ fn time_window_remembers_the_span_and_forgets_older_items() {
     let old_at = t.now - t.span - 2 * t.quantum;
     assert_eq!(insert_at(&mut c, "t", old_at, &old).len(), 1000);
     assert_eq!(found(&mut c, "t", &old), 0, "items older than the window");
-    assert_eq!(found(&mut c, "t", &ancient), 0, "items older than the window");
+    assert_eq!(
+        found(&mut c, "t", &ancient),
+        0,
+        "items older than the window"
+    );
     assert_eq!(apbf_field(&mut c, "t", "Items in window"), 0);
     assert_eq!(apbf_field(&mut c, "t", "Number of items inserted"), 3000);
     // Just inside: an item at now - span + 2 quanta is still there.
@@ -162,9 +187,21 @@ fn time_window_remembers_the_span_and_forgets_older_items() {
     assert_eq!(found(&mut c, "t", &mid), mid.len());
     assert_eq!(found(&mut c, "t", &edge), edge.len());
     let n = found(&mut c, "t", &old);
-    assert_rate("TIME: just-expired items beside young ones", n, old.len(), 0.05, 1.0);
+    assert_rate(
+        "TIME: just-expired items beside young ones",
+        n,
+        old.len(),
+        0.05,
+        1.0,
+    );
     let n = found(&mut c, "t", &ancient);
-    assert_rate("TIME: items from before an idle span", n, ancient.len(), 0.01, 2.0);
+    assert_rate(
+        "TIME: items from before an idle span",
+        n,
+        ancient.len(),
+        0.01,
+        2.0,
+    );
     assert_eq!(apbf_field(&mut c, "t", "Items in window"), 800);
     // Earlier than the latest time seen: taken at the latest (now - span / 2), so remembered.
     let late = gen_items("late:", 0..100);
@@ -231,11 +268,13 @@ fn time_window_step_by_step_with_an_idle_gap() {
         // Expired (a span and two quanta ago): fading for k quanta (a generation lasts at
         // most one), then at about the rate.
         let gone: Vec<usize> = (0..end).filter(|&i| at(i) + span + 2 * q <= now).collect();
-        let (far, fade): (Vec<usize>, Vec<usize>) =
-            gone.iter().partition(|&&i| at(i) + span + (k + 3) * q <= now);
+        let (far, fade): (Vec<usize>, Vec<usize>) = gone
+            .iter()
+            .partition(|&&i| at(i) + span + (k + 3) * q <= now);
         // The most recent of those past the fade, up to two capacities.
         let far = &far[far.len().saturating_sub(2 * cap)..];
-        let pick = |ix: &[usize]| -> Vec<Vec<u8>> { ix.iter().map(|&i| items[i].clone()).collect() };
+        let pick =
+            |ix: &[usize]| -> Vec<Vec<u8>> { ix.iter().map(|&i| items[i].clone()).collect() };
         far_found += found(&mut c, "t", &pick(far));
         far_asked += far.len();
         fade_found += found(&mut c, "t", &pick(&fade));
@@ -254,9 +293,27 @@ fn time_window_step_by_step_with_an_idle_gap() {
         }
     }
     assert!(far_asked > 50 * cap, "{far_asked}");
-    assert_rate("TIME steps: items past the fade", far_found, far_asked, 0.01, 2.0);
-    assert_rate("TIME steps: items fading", fade_found, fade_asked, 0.05, 1.0);
-    assert_rate("TIME steps: items from before the gap", gap_found, gap_asked, 0.01, 2.0);
+    assert_rate(
+        "TIME steps: items past the fade",
+        far_found,
+        far_asked,
+        0.01,
+        2.0,
+    );
+    assert_rate(
+        "TIME steps: items fading",
+        fade_found,
+        fade_asked,
+        0.05,
+        1.0,
+    );
+    assert_rate(
+        "TIME steps: items from before the gap",
+        gap_found,
+        gap_asked,
+        0.01,
+        2.0,
+    );
     let never = gen_items("never:", 0..50_000);
     let n = found(&mut c, "t", &never);
     assert_rate("TIME steps: never-added items", n, never.len(), 0.01, 1.5);
@@ -283,7 +340,12 @@ fn time_window_with_bursts_and_idle_gaps() {
     }
     insert_at(&mut c, "t", n - span * 8 / 10, &c_items);
     for (i, chunk) in d.chunks(cap / 20).enumerate() {
-        insert_at(&mut c, "t", n - span * 6 / 10 + i as u64 * (span / 20), chunk);
+        insert_at(
+            &mut c,
+            "t",
+            n - span * 6 / 10 + i as u64 * (span / 20),
+            chunk,
+        );
     }
     // Bursts and trickles never found the window over its capacity.
     assert_eq!(apbf_field(&mut c, "t", "Overflows"), 0);
@@ -296,7 +358,13 @@ fn time_window_with_bursts_and_idle_gaps() {
     let mut forgotten = a.clone();
     forgotten.extend(b.iter().cloned());
     let f = found(&mut c, "t", &forgotten);
-    assert_rate("TIME bursts: forgotten items", f, forgotten.len(), 0.01, 2.0);
+    assert_rate(
+        "TIME bursts: forgotten items",
+        f,
+        forgotten.len(),
+        0.01,
+        2.0,
+    );
     let never = gen_items("never:", 0..50_000);
     let m = found(&mut c, "t", &never);
     assert_rate("TIME bursts: never-added items", m, never.len(), 0.01, 1.5);
@@ -315,7 +383,13 @@ fn time_window_with_bursts_and_idle_gaps() {
     assert_eq!(found(&mut c, "u", &bursts[0]), cap);
     let never = gen_items("nope:", 0..50_000);
     let m = found(&mut c, "u", &never);
-    assert_rate("TIME one burst: never-added items", m, never.len(), 0.001, 1.5);
+    assert_rate(
+        "TIME one burst: never-added items",
+        m,
+        never.len(),
+        0.001,
+        1.5,
+    );
     assert_eq!(apbf_field(&mut c, "u", "Overflows"), 0);
     // Two more: three capacities in one span, which the window was not made for. Nothing is
     // lost (the youngest generation takes the excess), and the overflows are counted.
@@ -325,8 +399,5 @@ fn time_window_with_bursts_and_idle_gaps() {
         assert_eq!(found(&mut c, "u", burst), cap, "burst {i}");
     }
     assert!(apbf_field(&mut c, "u", "Overflows") > 0);
-    assert_eq!(
-        apbf_field(&mut c, "u", "Items in window") as usize,
-        3 * cap
-    );
+    assert_eq!(apbf_field(&mut c, "u", "Items in window") as usize, 3 * cap);
 }
