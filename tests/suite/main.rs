@@ -14,6 +14,7 @@
 //!
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
+mod apbf;
 mod bloom;
 mod cbf;
 mod cms;

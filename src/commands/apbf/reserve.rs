@@ -21,11 +21,11 @@ const MAX_SPAN_MS: f64 = rsbloom_core::window::filter::MAX_SPAN_MS as f64;
 /// A span in seconds as whole milliseconds, refused outside 1 ms ..= the core's limit.
 fn span_ms(arg: &crate::commands::argv::Arg) -> Result<u64> {
     let seconds = grammar::double(arg).ok_or(Error::ApbfSpanRange)?;
-    let ms = (seconds * 1000.0).round();
+    let ms = seconds * 1000.0;
     if !(1.0..=MAX_SPAN_MS).contains(&ms) {
         return Err(Error::ApbfSpanRange);
     }
-    Ok(ms as u64)
+    Ok(ms.round() as u64)
 }
 
 pub fn reserve(call: &Call) -> Result<Reply> {

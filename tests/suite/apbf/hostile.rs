@@ -1,0 +1,567 @@
+//! Hostile RESTORE payloads and LOADCHUNK headers and chunks, seeded: refused with the
+//! usual errors or accepted as a working filter, never a crash, other keys untouched; a
+//! shape over `bf.max-filter-bytes` refused before anything is allocated.
+
+use rsbloom_test_support as common;
+
+use common::hostile::{loadchunk_verdict, mutate, Guard, Mutation, Rng, BAD_RATES};
+use common::rdb::*;
+use common::*;
+use redis::{Connection, Value};
+
+use super::{apbf_field, insert_at, multi, scandump, server_ms};
+
+const HOUR: u64 = 3_600_000;
+
+// Indices of the parameter block's fields (see core/src/window/codec.rs).
+const FLAGS: usize = 0;
+const WINDOW: usize = 1;
+const SPAN: usize = 2;
+const CAPACITY: usize = 3;
+const RATE: usize = 4;
+const K: usize = 5;
+const L: usize = 6;
+const SLICES: usize = 7;
+const GENERATION: usize = 8;
+const BLOCKS: usize = 9;
+const HEAD: usize = 10;
+const TURNS: usize = 11;
+const CLOCK: usize = 12;
+const TURNED: usize = 13;
+const ADDED: usize = 14;
+const OVERFLOWS: usize = 15;
+/// The first generation's `items`, `first_ms`, `last_ms` follow the 16 parameters.
+const GENERATIONS: usize = 16;
+
+/// A real DUMP's module value as fields: 16 parameters, 3 per slice, then the words (as
+/// a plain string, whatever compression the DUMP used).
+fn parse(dump: &[u8], frame: &Frame) -> Vec<F> {
+    let mut cur = Cursor::new(dump);
+    cur.module_head(frame.module_id(), 1).unwrap();
+    let mut out = Vec::new();
+    for i in 0..GENERATIONS {
+        out.push(if i == RATE {
+            F::D(cur.double().unwrap())
+        } else {
+            F::U(cur.unsigned().unwrap())
+        });
+    }
+    let F::U(slices) = out[SLICES] else {
+        unreachable!()
+    };
+    for _ in 0..3 * slices {
+        out.push(F::U(cur.unsigned().unwrap()));
+    }
+    out.push(F::S(cur.string_bytes().unwrap()));
+    cur.module_eof().unwrap();
+    out
+}
+
+fn u(fields: &[F], at: usize) -> u64 {
+    match fields[at] {
+        F::U(v) => v,
+        ref other => panic!("field {at} is {other:?}"),
+    }
+}
+
+/// Whatever was accepted must answer every command, and DUMP / RESTORE as itself.
+fn exercise(c: &mut Connection, key: &str) {
+    let now = server_ms(c).to_string();
+    for args in [
+        &["APBF.INFO", key][..],
+        &["APBF.EXISTS", key, "x"],
+        &["APBF.MEXISTS", key, "x", "y", "z"],
+        &["APBF.ADD", key, "x"],
+        &["APBF.MADD", key, "a", "b", "c"],
+        &["APBF.INSERTAT", key, &now, "d"],
+        &["APBF.INSERTAT", key, "0", "e"],
+        &["APBF.INSERTAT", key, "9223372036854775807", "f"],
+        &["APBF.EXISTS", key, "f"],
+        &["APBF.INFO", key],
+        &["APBF.SCANDUMP", key, "0"],
+        &["APBF.SCANDUMP", key, "1"],
+        &["APBF.SCANDUMP", key, "100"],
+        &["DEBUG", "DIGEST-VALUE", key],
+        &["MEMORY", "USAGE", key],
+    ] {
+        let v = raw(c, args);
+        assert!(err_of(&v).is_none(), "{}: {v:?}", show_args(args));
+    }
+    let dump = as_bytes(&raw(c, &["DUMP", key]));
+    let digest = digest_value(c, key);
+    assert_eq!(
+        restore(c, "exercise:copy", &dump),
+        Value::Okay,
+        "{key}: DUMP / RESTORE"
+    );
+    assert_eq!(digest_value(c, "exercise:copy"), digest);
+    expect_int(c, &["DEL", "exercise:copy"], 1);
+}
+
+/// A TIME window with remembered and forgotten items, and a COUNT window turned often.
+fn plant(c: &mut Connection) {
+    let now = server_ms(c);
+    expect_ok(c, &["APBF.RESERVE", "t", "TIME", "0.01", "200", "3600"]);
+    insert_at(c, "t", now - 3 * HOUR, &gen_items("old:", 0..200));
+    insert_at(c, "t", now - HOUR / 2, &gen_items("new:", 0..150));
+    expect_ok(c, &["APBF.RESERVE", "n", "COUNT", "0.001", "100"]);
+    multi(c, "APBF.MADD", "n", &gen_items("n:", 0..450));
+}
+
+#[test]
+fn hostile_restores_never_crash() {
+    let mut s = Server::start();
+    let mut c = s.conn();
+    let guard = Guard::plant(&mut c);
+    plant(&mut c);
+    let mut tried = 0;
+    for key in ["t", "n"] {
+        let dump = as_bytes(&raw(&mut c, &["DUMP", key]));
+        let frame = Frame::from_dump(&dump);
+        let good = parse(&dump, &frame);
+        // The fields written back plainly are the same filter (the frame and fields are
+        // right).
+        assert_eq!(restore(&mut c, "ok", &frame.payload(&good)), Value::Okay);
+        assert_eq!(digest_value(&mut c, "ok"), digest_value(&mut c, key));
+        exercise(&mut c, "ok");
+        expect_int(&mut c, &["DEL", "ok"], 1);
+
+        let (k, l, slices) = (u(&good, K), u(&good, L), u(&good, SLICES));
+        let window = u(&good, WINDOW);
+        let (generation, blocks) = (u(&good, GENERATION), u(&good, BLOCKS));
+        let words = blocks * (slices + 1) * 8;
+        let last = good.len() - 1;
+        // Edited fields: each refused as bad data, no key created.
+        let mut cases: Vec<(String, Vec<F>)> = vec![
+            ("flags".into(), with_field(&good, FLAGS, F::U(1))),
+            ("window 2".into(), with_field(&good, WINDOW, F::U(2))),
+            (
+                "window huge".into(),
+                with_field(&good, WINDOW, F::U(u64::MAX)),
+            ),
+            ("capacity 0".into(), with_field(&good, CAPACITY, F::U(0))),
+            (
+                "capacity 2^30 + 1".into(),
+                with_field(&good, CAPACITY, F::U((1 << 30) + 1)),
+            ),
+            (
+                "capacity huge".into(),
+                with_field(&good, CAPACITY, F::U(u64::MAX)),
+            ),
+            (
+                "capacity under a generation".into(),
+                with_field(&good, CAPACITY, F::U(generation - 1)),
+            ),
+            ("k 0".into(), with_field(&good, K, F::U(0))),
+            ("k + 1".into(), with_field(&good, K, F::U(k + 1))),
+            ("k 2^32".into(), with_field(&good, K, F::U(1 << 32))),
+            ("l 0".into(), with_field(&good, L, F::U(0))),
+            ("l + 1".into(), with_field(&good, L, F::U(l + 1))),
+            (
+                "slices + 1".into(),
+                with_field(&good, SLICES, F::U(slices + 1)),
+            ),
+            (
+                "slices - 1".into(),
+                with_field(&good, SLICES, F::U(slices - 1)),
+            ),
+            (
+                "slices huge".into(),
+                with_field(&good, SLICES, F::U(u64::MAX)),
+            ),
+            (
+                "generation 0".into(),
+                with_field(&good, GENERATION, F::U(0)),
+            ),
+            ("blocks 0".into(), with_field(&good, BLOCKS, F::U(0))),
+            (
+                "blocks + 1".into(),
+                with_field(&good, BLOCKS, F::U(blocks + 1)),
+            ),
+            (
+                "blocks 2^40".into(),
+                with_field(&good, BLOCKS, F::U(1 << 40)),
+            ),
+            (
+                "blocks huge".into(),
+                with_field(&good, BLOCKS, F::U(u64::MAX)),
+            ),
+            (
+                "head = slices".into(),
+                with_field(&good, HEAD, F::U(slices)),
+            ),
+            ("head 2^32".into(), with_field(&good, HEAD, F::U(1 << 32))),
+            (
+                "short words".into(),
+                with_field(&good, last, F::S(vec![0; words as usize - 1])),
+            ),
+            (
+                "long words".into(),
+                with_field(&good, last, F::S(vec![0; words as usize + 8])),
+            ),
+            ("no words".into(), with_field(&good, last, F::S(Vec::new()))),
+            (
+                "words as an integer".into(),
+                with_field(&good, last, F::U(5)),
+            ),
+            (
+                "a double for k".into(),
+                with_field(&good, K, F::D(k as f64)),
+            ),
+            (
+                "the rate as an integer".into(),
+                with_field(&good, RATE, F::U(1)),
+            ),
+            (
+                "a signed integer for the head".into(),
+                with_field(&good, HEAD, raw_op(OP_SINT, &[0])),
+            ),
+            ("a missing generation".into(), {
+                let mut f = good.clone();
+                f.remove(GENERATIONS);
+                f
+            }),
+            ("a missing field".into(), good[..last].to_vec()),
+            ("an extra field".into(), {
+                let mut f = good.clone();
+                f.push(F::U(0));
+                f
+            }),
+        ];
+        if window == 1 {
+            assert!(2 * l + 2 < 65);
+            cases.extend([
+                ("span 0".to_string(), with_field(&good, SPAN, F::U(0))),
+                (
+                    "span 2^40 + 1".into(),
+                    with_field(&good, SPAN, F::U((1 << 40) + 1)),
+                ),
+                (
+                    "a COUNT window with a span".into(),
+                    with_field(&good, WINDOW, F::U(0)),
+                ),
+                // 65 slices, k + 2 l + 2 as they must be: too many for a lookup's mask.
+                ("65 slices".into(), {
+                    let f = with_field(&good, K, F::U(65 - 2 * l - 2));
+                    with_field(&f, SLICES, F::U(65))
+                }),
+            ]);
+        } else {
+            cases.extend([
+                (
+                    "a COUNT window with a span".to_string(),
+                    with_field(&good, SPAN, F::U(5)),
+                ),
+                (
+                    "a TIME window without a span".into(),
+                    with_field(&good, WINDOW, F::U(1)),
+                ),
+                ("65 slices".into(), {
+                    let f = with_field(&good, K, F::U(65 - l));
+                    with_field(&f, SLICES, F::U(65))
+                }),
+                ("generation over capacity".into(), {
+                    let cap = u(&good, CAPACITY);
+                    with_field(&good, GENERATION, F::U(cap + 1))
+                }),
+            ]);
+        }
+        for (i, rate) in BAD_RATES.iter().enumerate() {
+            cases.push((
+                format!("bad rate {i}"),
+                with_field(&good, RATE, F::D(*rate)),
+            ));
+        }
+        for (what, f) in &cases {
+            expect_restore_refused(&mut c, "bad", &frame.payload(f), &format!("{key}: {what}"));
+        }
+        tried += cases.len();
+        expect_restore_refused(
+            &mut c,
+            "bad",
+            &frame.with_encver(2).payload(&good),
+            "encver 2",
+        );
+        expect_restore_refused(
+            &mut c,
+            "bad",
+            &frame.with_encver(0).payload(&good),
+            "encver 0",
+        );
+
+        // Absurd counters and times, which nothing bounds: accepted, and the filter works.
+        let g = GENERATIONS;
+        let absurd: Vec<(&str, Vec<F>)> = vec![
+            ("turns at the end", with_field(&good, TURNS, F::U(u64::MAX))),
+            ("clock at the end", with_field(&good, CLOCK, F::U(u64::MAX))),
+            ("clock at 0", with_field(&good, CLOCK, F::U(0))),
+            ("turned at the end", with_field(&good, TURNED, F::U(u64::MAX))),
+            ("turned after the clock", with_field(&good, TURNED, F::U(1 << 60))),
+            ("added at the end", with_field(&good, ADDED, F::U(u64::MAX))),
+            (
+                "overflows at the end",
+                with_field(&good, OVERFLOWS, F::U(u64::MAX)),
+            ),
+            ("head last", with_field(&good, HEAD, F::U(slices - 1))),
+            ("items at the end", {
+                let f = with_field(&good, g, F::U(u64::MAX));
+                with_field(&f, g + 3, F::U(u64::MAX))
+            }),
+            ("times at the end", {
+                let f = with_field(&good, g + 1, F::U(u64::MAX));
+                with_field(&f, g + 2, F::U(u64::MAX))
+            }),
+            ("last before first", {
+                let f = with_field(&good, g + 1, F::U(u64::MAX));
+                with_field(&f, g + 2, F::U(1))
+            }),
+            (
+                "words all ones",
+                with_field(&good, last, F::S(vec![0xff; words as usize])),
+            ),
+        ];
+        for (what, f) in &absurd {
+            let v = restore(&mut c, "odd", &frame.payload(f));
+            assert_eq!(v, Value::Okay, "{key}: {what}");
+            exercise(&mut c, "odd");
+            expect_int(&mut c, &["DEL", "odd"], 1);
+        }
+        tried += absurd.len();
+
+        // The size limit, before allocating.
+        expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "1000"]);
+        expect_restore_refused(&mut c, "bad", &dump, "over bf.max-filter-bytes");
+        expect_ok(
+            &mut c,
+            &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+        );
+
+        // Seeded mutations of the real DUMP body: 2,000 payloads per key, under a limit of
+        // 4 MB so that a mutated shape costs little.
+        expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "4000000"]);
+        let mut rng = Rng::new(0x0A9B_F000 + slices);
+        let body = &dump[..dump.len() - 10];
+        let mut accepted = 0;
+        for round in 0..2000 {
+            let bad = frame.seal(&mutate(&mut rng, body, Mutation::after(frame.head.len())));
+            let v = restore(&mut c, "m", &bad);
+            if v == Value::Okay {
+                accepted += 1;
+                exercise(&mut c, "m");
+                expect_int(&mut c, &["DEL", "m"], 1);
+            } else {
+                assert_eq!(
+                    err_of(&v).as_deref(),
+                    Some(BAD_DATA),
+                    "{key}: round {round}"
+                );
+            }
+            if round % 500 == 0 {
+                s.assert_alive();
+                guard.check(&mut c, &format!("{key}: mutation {round}"));
+            }
+        }
+        tried += 2000;
+        expect_ok(
+            &mut c,
+            &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+        );
+        eprintln!("hostile APBF RESTOREs ({key}): {accepted} of 2000 mutants accepted");
+    }
+    let refused: i64 = info_field(&mut c, "bf_apbf", "bf_apbf_refused_loads")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(refused >= 60, "{refused} refused loads counted");
+    eprintln!("hostile APBF RESTOREs: {tried} payloads");
+    guard.check_deep(&mut c, "the mutated RESTOREs");
+    // The planted filters are intact.
+    assert_eq!(apbf_field(&mut c, "t", "Number of items inserted"), 350);
+    assert_eq!(apbf_field(&mut c, "n", "Number of items inserted"), 450);
+    s.assert_alive();
+}
+
+/// A header with field `at` (8 bytes little-endian after "RSAP" and the version byte) set.
+fn edit(header: &[u8], at: usize, value: u64) -> Vec<u8> {
+    let mut h = header.to_vec();
+    h[5 + 8 * at..13 + 8 * at].copy_from_slice(&value.to_le_bytes());
+    h
+}
+
+fn header_field(header: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(header[5 + 8 * at..13 + 8 * at].try_into().unwrap())
+}
+
+fn loadchunk(c: &mut Connection, key: &str, iter: i64, data: &[u8]) -> Value {
+    let it = iter.to_string();
+    raw(c, &[b"APBF.LOADCHUNK", key.as_bytes(), it.as_bytes(), data])
+}
+
+#[test]
+fn hostile_loadchunks_never_crash() {
+    let mut s = Server::start();
+    let mut c = s.conn();
+    let guard = Guard::plant(&mut c);
+    plant(&mut c);
+    let chunks = scandump(&mut c, "t");
+    let header = chunks[0].1.clone();
+    assert!(header.starts_with(b"RSAP\x01"));
+    let slices = header_field(&header, SLICES) as usize;
+    assert_eq!(header.len(), 5 + 8 * (GENERATIONS + 3 * slices));
+    let blocks = header_field(&header, BLOCKS);
+    let total: u64 = chunks[1..].iter().map(|(_, d)| d.len() as u64).sum();
+    assert_eq!(total, blocks * (slices as u64 + 1) * 8);
+
+    // Edited headers: refused with RedisBloom's text, the reason in the log, no key.
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("magic only", b"RSAP".to_vec()),
+        ("another magic", [b"RSAQ", &header[4..]].concat()),
+        ("another version", [b"RSAP\x02", &header[5..]].concat()),
+        ("truncated", header[..header.len() - 1].to_vec()),
+        ("a byte more", [&header[..], b"\x00"].concat()),
+        ("a generation more", [&header[..], &[0u8; 24]].concat()),
+        ("flags", edit(&header, FLAGS, 1)),
+        ("window 2", edit(&header, WINDOW, 2)),
+        ("span 0", edit(&header, SPAN, 0)),
+        ("capacity 0", edit(&header, CAPACITY, 0)),
+        ("rate NaN", edit(&header, RATE, f64::NAN.to_bits())),
+        ("rate 1", edit(&header, RATE, 1f64.to_bits())),
+        ("rate -0", edit(&header, RATE, (-0f64).to_bits())),
+        ("k 0", edit(&header, K, 0)),
+        ("l + 1", edit(&header, L, header_field(&header, L) + 1)),
+        ("slices 2^32", edit(&header, SLICES, 1 << 32)),
+        ("generation 0", edit(&header, GENERATION, 0)),
+        ("blocks 0", edit(&header, BLOCKS, 0)),
+        ("head = slices", edit(&header, HEAD, slices as u64)),
+    ];
+    for (what, h) in &cases {
+        let v = loadchunk(&mut c, "h", 1, h);
+        assert_eq!(
+            err_of(&v).as_deref(),
+            Some("ERR received bad data"),
+            "{what}: {v:?}"
+        );
+        assert!(
+            !common::hostile::key_exists(&mut c, "h"),
+            "{what}: key created"
+        );
+    }
+    let log = s.log_text();
+    let reasons = log.matches("bf: APBF.LOADCHUNK refused: ").count();
+    assert!(reasons >= cases.len(), "{reasons} reasons logged");
+
+    // A huge shape: refused before allocation, at the default limit and at a lowered one.
+    let peak = |c: &mut Connection| -> i64 {
+        info_field(c, "memory", "used_memory_peak")
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let before = peak(&mut c);
+    for blocks in [1u64 << 40, 1 << 26, u64::MAX / 128] {
+        let v = loadchunk(&mut c, "huge", 1, &edit(&header, BLOCKS, blocks));
+        let e = err_of(&v).unwrap_or_else(|| panic!("blocks {blocks}: {v:?}"));
+        assert!(
+            e.starts_with("ERR filter would need ")
+                && e.ends_with("over bf.max-filter-bytes (536870912)"),
+            "blocks {blocks}: {e}"
+        );
+    }
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "100000"]);
+    // A header of about 1 MB: refused under 100 kB, taken under the default.
+    let big = edit(&header, BLOCKS, (1 << 20) / ((slices as u64 + 1) * 8));
+    let v = loadchunk(&mut c, "huge", 1, &big);
+    let e = err_of(&v).unwrap_or_else(|| panic!("{v:?}"));
+    assert!(e.ends_with("over bf.max-filter-bytes (100000)"), "{e}");
+    assert!(
+        peak(&mut c) < before + (1 << 20),
+        "memory was allocated for refused shapes"
+    );
+    assert!(!common::hostile::key_exists(&mut c, "huge"));
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
+    assert_eq!(loadchunk(&mut c, "huge", 1, &big), Value::Okay);
+    assert!(apbf_field(&mut c, "huge", "Size") > 1 << 20);
+    exercise(&mut c, "huge");
+
+    // Seeded mutations of the header: 3,000, under a limit of 4 MB.
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "4000000"]);
+    let mut rng = Rng::new(0x10AD_A9BF);
+    let mut accepted = 0;
+    for round in 0..3000 {
+        let bad = mutate(&mut rng, &header, Mutation::after(0));
+        let v = loadchunk(&mut c, "m", 1, &bad);
+        if v == Value::Okay {
+            accepted += 1;
+            exercise(&mut c, "m");
+            expect_int(&mut c, &["DEL", "m"], 1);
+        } else {
+            let e = err_of(&v).unwrap_or_else(|| panic!("round {round}: {v:?}"));
+            assert!(
+                e == "ERR received bad data" || e.starts_with("ERR filter would need"),
+                "round {round}: {e}"
+            );
+        }
+        if round % 500 == 0 {
+            s.assert_alive();
+            guard.check(&mut c, &format!("header mutation {round}"));
+        }
+    }
+    eprintln!("hostile APBF headers: {accepted} of 3000 mutants accepted");
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "536870912"],
+    );
+
+    // Data chunks at every bad place, and random ones, against RedisBloom's rules for one
+    // stream of `total` bytes.
+    assert_eq!(loadchunk(&mut c, "d", 1, &header), Value::Okay);
+    let t = total as i64;
+    let mut places: Vec<(i64, usize)> = vec![
+        (0, 1),
+        (-5, 1),
+        (i64::MIN, 1),
+        (1, 0),
+        (1, 1),
+        (2, 1),
+        (3, 2),
+        (t + 1, t as usize),
+        (t + 1, t as usize + 1),
+        (t + 2, 1),
+        (t + 2, 2),
+        (t + 1, 1),
+        (t + 1, 0),
+        (t, 1),
+        (i64::MAX, 1),
+        (i64::MAX, 0),
+    ];
+    for _ in 0..500 {
+        let len = rng.below(64) as usize;
+        places.push((rng.below(total + 80) as i64 - 8, len));
+    }
+    for (iter, len) in places {
+        let data: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let v = loadchunk(&mut c, "d", iter, &data);
+        // As the counting filters: an empty chunk right at the end writes nothing and is
+        // taken (RedisBloom's Bloom filters call it an invalid offset).
+        let verdict = match loadchunk_verdict(iter, len, &[total]) {
+            Err(_) if len == 0 && iter == t + 1 => Ok(total),
+            v => v,
+        };
+        match verdict {
+            Ok(_) => assert_eq!(v, Value::Okay, "iter {iter} len {len}"),
+            Err(want) => assert_eq!(err_of(&v).as_deref(), Some(want), "iter {iter} len {len}"),
+        }
+    }
+    // Whatever the chunks wrote, the filter works.
+    exercise(&mut c, "d");
+    // A filter whose every byte was overwritten by noise works too.
+    let noise: Vec<u8> = (0..total).map(|_| rng.next_u64() as u8).collect();
+    assert_eq!(loadchunk(&mut c, "d", t + 1, &noise), Value::Okay);
+    exercise(&mut c, "d");
+    guard.check_deep(&mut c, "the hostile LOADCHUNKs");
+    s.assert_alive();
+}
