@@ -295,8 +295,14 @@ fn hostile_restores_never_crash() {
             ("turns at the end", with_field(&good, TURNS, F::U(u64::MAX))),
             ("clock at the end", with_field(&good, CLOCK, F::U(u64::MAX))),
             ("clock at 0", with_field(&good, CLOCK, F::U(0))),
-            ("turned at the end", with_field(&good, TURNED, F::U(u64::MAX))),
-            ("turned after the clock", with_field(&good, TURNED, F::U(1 << 60))),
+            (
+                "turned at the end",
+                with_field(&good, TURNED, F::U(u64::MAX)),
+            ),
+            (
+                "turned after the clock",
+                with_field(&good, TURNED, F::U(1 << 60)),
+            ),
             ("added at the end", with_field(&good, ADDED, F::U(u64::MAX))),
             (
                 "overflows at the end",

@@ -68,12 +68,22 @@ const APBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 9] = [
     ("apbf.reserve", -5, &["write", "denyoom"], &["RW", "insert"]),
     ("apbf.add", 3, &["write", "denyoom"], &["RW", "insert"]),
     ("apbf.madd", -3, &["write", "denyoom"], &["RW", "insert"]),
-    ("apbf.insertat", -4, &["write", "denyoom"], &["RW", "update"]),
+    (
+        "apbf.insertat",
+        -4,
+        &["write", "denyoom"],
+        &["RW", "update"],
+    ),
     ("apbf.exists", 3, &["readonly", "fast"], &["RO", "access"]),
     ("apbf.mexists", -3, &["readonly", "fast"], &["RO", "access"]),
     ("apbf.info", 2, &["readonly", "fast"], &["RO"]),
     ("apbf.scandump", 3, &["readonly"], &["RO", "access"]),
-    ("apbf.loadchunk", 4, &["write", "denyoom"], &["RW", "update"]),
+    (
+        "apbf.loadchunk",
+        4,
+        &["write", "denyoom"],
+        &["RW", "update"],
+    ),
 ];
 
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; CMS.MERGE
