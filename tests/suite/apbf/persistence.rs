@@ -143,19 +143,6 @@ fn debug_reload_and_restart_from_rdb() {
     check_built(&mut c);
 }
 
-/// The incremental AOF files named in the manifest, concatenated.
-fn aof_incr(s: &Server) -> Vec<Vec<Vec<u8>>> {
-    let dir = s.dir().join("appendonlydir");
-    let manifest = std::fs::read_to_string(dir.join("appendonly.aof.manifest")).unwrap();
-    let mut out = Vec::new();
-    for line in manifest.lines().filter(|l| l.ends_with("type i")) {
-        let name = line.split_whitespace().nth(1).unwrap();
-        let bytes = std::fs::read(dir.join(name)).unwrap();
-        out.extend(parse_aof(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")));
-    }
-    out
-}
-
 fn aof(preamble: bool) {
     let mut s = Server::start();
     let mut c = s.conn();
@@ -234,7 +221,7 @@ fn aof(preamble: bool) {
     drop(c);
     // The log: TIME windows' adds as APBF.INSERTAT, COUNT windows' as they came, creations
     // as their header.
-    let log = aof_incr(&s);
+    let log = s.aof_incr();
     let logged = |name: &[u8], key: &[u8]| {
         log.iter()
             .filter(|a| a[0].eq_ignore_ascii_case(name) && a.get(1).is_some_and(|k| k == key))

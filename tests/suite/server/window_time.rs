@@ -11,19 +11,6 @@ use std::fs;
 use common::*;
 use redis::{Connection, Value};
 
-/// Every command of the AOF's incremental files (after the last rewrite).
-fn aof_incr_commands(s: &Server) -> Vec<Vec<Vec<u8>>> {
-    let dir = s.dir().join("appendonlydir");
-    let manifest = fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("manifest");
-    let mut out = Vec::new();
-    for line in manifest.lines().filter(|l| l.ends_with("type i")) {
-        let name = line.split_whitespace().nth(1).expect("file name");
-        let bytes = fs::read(dir.join(name)).expect("incr file");
-        out.extend(parse_aof(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")));
-    }
-    out
-}
-
 fn dumps(c: &mut Connection, keys: &[&str]) -> BTreeMap<String, Vec<u8>> {
     keys.iter()
         .map(|k| (k.to_string(), as_bytes(&raw(c, &["DUMP", k]))))
@@ -100,7 +87,7 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     }
 
     // The log: the TIME window's adds carry their moment; the COUNT window's come as sent.
-    let log = aof_incr_commands(&primary);
+    let log = primary.aof_incr();
     let on = |key: &[u8]| -> Vec<String> {
         log.iter()
             .filter(|a| a.len() > 1 && a[1] == key && a[0].len() > 5)

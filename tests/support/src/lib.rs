@@ -349,6 +349,26 @@ impl Server {
         (base, bytes)
     }
 
+    /// Every command of the incremental files in the manifest of `appendonlydir/`, in order
+    /// (what was logged since the last rewrite). Read while the server runs, it holds what
+    /// was written before each reply only with `appendfsync always`.
+    pub fn aof_incr(&self) -> Vec<Vec<Vec<u8>>> {
+        let dir = self.dir().join("appendonlydir");
+        let manifest =
+            fs::read_to_string(dir.join("appendonly.aof.manifest")).expect("AOF manifest");
+        let mut out = Vec::new();
+        for line in manifest.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            // `file NAME seq N type i`, Redis 8 adding `startoffset N` after it.
+            if !words.windows(2).any(|w| w == ["type", "i"]) {
+                continue;
+            }
+            let bytes = fs::read(dir.join(words[1])).expect("AOF incremental file");
+            out.extend(parse_aof(&bytes).unwrap_or_else(|e| panic!("{}: {e}", words[1])));
+        }
+        out
+    }
+
     /// A second server in the same directory (used by restarts), on a new port.
     fn spawn_in(dir: Arc<TempDir>, opts: ServerOpts, starts: u32) -> Result<Server, String> {
         let mut last_log = String::new();
