@@ -14,6 +14,7 @@ pub mod dump;
 pub mod error;
 pub mod fields;
 pub mod hash;
+pub mod le_words;
 pub mod memory;
 pub mod tdigest;
 pub mod topk;

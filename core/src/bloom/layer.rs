@@ -6,6 +6,7 @@ use bitvec::prelude::{BitVec, Lsb0};
 
 use super::probe::ItemHash;
 use crate::hash::divisor::Divisor;
+use crate::le_words;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::prefetch;
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -163,57 +164,21 @@ impl Layer {
         self.positions(hash).for_each(|(i, _)| prefetch(words, i));
     }
 
-    /// The whole bit array as little-endian bytes: the words' own memory where the machine is
-    /// little-endian (no copy of a possibly huge array), a copy elsewhere.
+    /// The whole bit array as little-endian bytes (no copy on a little-endian machine).
     pub fn le_bytes(&self) -> Cow<'_, [u8]> {
-        #[cfg(target_endian = "little")]
-        {
-            let words = self.words();
-            // SAFETY: the pointer and length cover exactly the words' initialised memory, u64
-            // has no padding, every byte is a valid u8, and the borrow keeps the words alive.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
-            Cow::Borrowed(bytes)
-        }
-        #[cfg(not(target_endian = "little"))]
-        {
-            Cow::Owned(self.read_bytes(0, self.bytes()))
-        }
+        le_words::as_bytes(self.words())
     }
 
     /// Copies `len` bytes of the bit array starting at byte `start`, little-endian words.
     /// The range must lie inside the layer.
     pub fn read_bytes(&self, start: u64, len: u64) -> Vec<u8> {
-        let (start, end) = (start as usize, (start + len) as usize);
-        let words = self.words();
-        let mut out = Vec::with_capacity(end - start);
-        let (first, last) = (start / 8, end.div_ceil(8));
-        for (i, word) in words[first..last].iter().enumerate() {
-            let base = (first + i) * 8;
-            let bytes = word.to_le_bytes();
-            let lo = start.saturating_sub(base);
-            let hi = (end - base).min(8);
-            out.extend_from_slice(&bytes[lo..hi]);
-        }
-        out
+        le_words::read(self.words(), start, len)
     }
 
     /// Overwrites the bit array from byte `start` with `data` (little-endian words).
     /// The range must lie inside the layer.
     pub fn write_bytes(&mut self, start: u64, data: &[u8]) {
-        let start = start as usize;
-        let words = self.bits.as_raw_mut_slice();
-        let mut pos = start;
-        let mut rest = data;
-        while !rest.is_empty() {
-            let (w, off) = (pos / 8, pos % 8);
-            let n = (8 - off).min(rest.len());
-            let mut bytes = words[w].to_le_bytes();
-            bytes[off..off + n].copy_from_slice(&rest[..n]);
-            words[w] = u64::from_le_bytes(bytes);
-            pos += n;
-            rest = &rest[n..];
-        }
+        le_words::write(self.bits.as_raw_mut_slice(), start, data)
     }
 }
 

@@ -16,9 +16,10 @@
 //! Bloom filters' protocol does ([`crate::bloom::codec::scandump::chunk_start`]).
 
 use super::filter::{counter_bytes, CountingFilter, CountingMeta};
-use crate::bloom::codec::scandump::chunk_start;
+use crate::bloom::codec::scandump::{self, chunk_start};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
+use crate::le_words;
 
 /// The Redis type name (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "RSbloomCB";
@@ -61,19 +62,7 @@ fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<CountingMeta> {
 
 pub fn save(filter: &CountingFilter, out: &mut dyn FieldSink) {
     encode_meta(&filter.meta(), out);
-    let words = filter.counter_words();
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: the words' own initialised memory, viewed as bytes while borrowed.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
-        out.put_bytes(bytes);
-    }
-    #[cfg(not(target_endian = "little"))]
-    {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        out.put_bytes(&bytes);
-    }
+    out.put_bytes(&le_words::as_bytes(filter.counter_words()));
 }
 
 pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<CountingFilter> {
@@ -81,8 +70,9 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
         return Err(bad_data(format!("unknown encoding version {version}")));
     }
     let meta = decode_meta(src, limit)?;
-    let mut filter = CountingFilter::from_meta(&meta, limit)?;
     let expected = counter_bytes(meta.words, meta.counter_bits);
+    // The stored length is checked before the counters are allocated.
+    let mut loaded = None;
     src.with_bytes(&mut |bytes| {
         if bytes.len() as u64 != expected {
             return Err(bad_data(format!(
@@ -90,9 +80,12 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
                 bytes.len()
             )));
         }
-        filter.write_chunk(0, bytes)
+        let mut filter = CountingFilter::from_meta(&meta, limit)?;
+        filter.write_chunk(0, bytes)?;
+        loaded = Some(filter);
+        Ok(())
     })?;
-    Ok(filter)
+    loaded.ok_or_else(|| bad_data("no counters"))
 }
 
 /// The SCANDUMP header of a filter with these parameters.
@@ -123,31 +116,19 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<CountingMeta> {
     Ok(meta)
 }
 
-/// One SCANDUMP step: the next iterator and the bytes; `(0, "")` past the end and below 0.
+/// One SCANDUMP step ([`scandump::step`]): the header, then the words' stream.
 pub fn dump_step(filter: &CountingFilter, iter: i64, max_chunk: u64) -> (i64, Vec<u8>) {
-    match iter {
-        0 => (1, encode_header(&filter.meta())),
-        it if it > 0 => match filter.read_chunk(it as u64 - 1, max_chunk) {
-            Some(chunk) => (it + chunk.len() as i64, chunk),
-            None => (0, Vec::new()),
-        },
-        _ => (0, Vec::new()),
-    }
+    scandump::step(
+        iter,
+        || encode_header(&filter.meta()),
+        |at| filter.read_chunk(at, max_chunk),
+    )
 }
 
 /// Every `(iterator, data)` LOADCHUNK call that rebuilds the filter, header first (the AOF
 /// rewrite, tools).
 pub fn load_calls(filter: &CountingFilter, max_chunk: u64) -> Vec<(i64, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut iter = 0i64;
-    loop {
-        let (next, data) = dump_step(filter, iter, max_chunk);
-        if next == 0 {
-            return out;
-        }
-        out.push((next, data));
-        iter = next;
-    }
+    scandump::load_calls(|iter| dump_step(filter, iter, max_chunk))
 }
 
 /// What a LOADCHUNK call carries.

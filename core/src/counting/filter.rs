@@ -10,6 +10,7 @@ use crate::bloom::meta::MAX_CAPACITY;
 use crate::bloom::ItemHash;
 use crate::error::{bad_data, check_limit, Error, Result};
 use crate::hash::divisor::Divisor;
+use crate::le_words;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::{prefetch, with_ahead};
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -417,50 +418,20 @@ impl CountingFilter {
     /// Up to `max` bytes of counter data from byte `offset` (little-endian words); `None`
     /// past the end.
     pub fn read_chunk(&self, offset: u64, max: u64) -> Option<Vec<u8>> {
-        let total = self.data_len();
-        if offset >= total {
-            return None;
-        }
-        let end = offset + (total - offset).min(max.max(1));
-        let (first, last) = ((offset / 8) as usize, end.div_ceil(8) as usize);
-        let mut out = Vec::with_capacity((end - offset) as usize);
-        for (i, w) in self.counters[first..last].iter().enumerate() {
-            let base = (first + i) as u64 * 8;
-            let bytes = w.to_le_bytes();
-            let lo = offset.saturating_sub(base) as usize;
-            let hi = (end - base).min(8) as usize;
-            out.extend_from_slice(&bytes[lo..hi]);
-        }
-        Some(out)
+        le_words::chunk(&self.counters, offset, max)
     }
 
     /// Overwrites counter data from byte `offset` with `data`, which must lie inside it
     /// (LOADCHUNK, RDB load); the saturated counters are counted again where it lands.
     pub fn write_chunk(&mut self, offset: u64, data: &[u8]) -> Result<()> {
-        let total = self.data_len();
-        if offset >= total && !(offset == total && data.is_empty()) {
-            return Err(Error::InvalidOffset);
-        }
-        if data.len() as u64 > total - offset {
-            return Err(Error::ChunkTooBig);
-        }
+        le_words::check_chunk(self.data_len(), offset, data.len() as u64)?;
         if data.is_empty() {
             return Ok(());
         }
         let end = offset + data.len() as u64;
         let words = (offset / 8) as usize..end.div_ceil(8) as usize;
         let before = self.saturated_in_words(words.clone());
-        let mut pos = offset as usize;
-        let mut rest = data;
-        while !rest.is_empty() {
-            let (w, off) = (pos / 8, pos % 8);
-            let n = (8 - off).min(rest.len());
-            let mut bytes = self.counters[w].to_le_bytes();
-            bytes[off..off + n].copy_from_slice(&rest[..n]);
-            self.counters[w] = u64::from_le_bytes(bytes);
-            pos += n;
-            rest = &rest[n..];
-        }
+        le_words::write(&mut self.counters, offset, data);
         let after = self.saturated_in_words(words);
         self.saturated = self.saturated - before + after;
         Ok(())

@@ -21,9 +21,10 @@
 
 use super::filter::{words_for, Generation, WindowFilter, WindowMeta};
 use super::shape::{Shape, Window};
-use crate::bloom::codec::scandump::chunk_start;
+use crate::bloom::codec::scandump::{self, chunk_start};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
+use crate::le_words;
 
 /// The Redis type name (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "RSbloomAP";
@@ -82,9 +83,14 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 /// Reads and validates a parameter block, then makes the empty filter it describes.
 fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
     let (meta, generations) = parse_meta(src, limit)?;
+    Ok(build(meta, &generations))
+}
+
+/// The filter a validated parameter block describes, its words zero.
+fn build(meta: WindowMeta, generations: &[Generation]) -> WindowFilter {
     let mut filter = WindowFilter::empty(meta);
-    filter.generations_mut().copy_from_slice(&generations);
-    Ok(filter)
+    filter.generations_mut().copy_from_slice(generations);
+    filter
 }
 
 /// Reads and validates a parameter block (nothing of the filter's size allocated).
@@ -132,27 +138,17 @@ fn parse_meta(src: &mut dyn FieldSource, limit: u64) -> Result<(WindowMeta, Vec<
 
 pub fn save(filter: &WindowFilter, out: &mut dyn FieldSink) {
     encode_meta(filter, out);
-    let words = filter.words();
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: the words' own initialised memory, viewed as bytes while borrowed.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
-        out.put_bytes(bytes);
-    }
-    #[cfg(not(target_endian = "little"))]
-    {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        out.put_bytes(&bytes);
-    }
+    out.put_bytes(&le_words::as_bytes(filter.words()));
 }
 
 pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<WindowFilter> {
     if version != ENCODING_VERSION {
         return Err(bad_data(format!("unknown encoding version {version}")));
     }
-    let mut filter = decode_meta(src, limit)?;
-    let expected = words_for(&filter.shape()) * 8;
+    let (meta, generations) = parse_meta(src, limit)?;
+    let expected = words_for(&meta.shape) * 8;
+    // The stored length is checked before the words are allocated.
+    let mut loaded = None;
     src.with_bytes(&mut |bytes| {
         if bytes.len() as u64 != expected {
             return Err(bad_data(format!(
@@ -160,9 +156,12 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Windo
                 bytes.len()
             )));
         }
-        filter.write_chunk(0, bytes)
+        let mut filter = build(meta, &generations);
+        filter.write_chunk(0, bytes)?;
+        loaded = Some(filter);
+        Ok(())
     })?;
-    Ok(filter)
+    loaded.ok_or_else(|| bad_data("no words"))
 }
 
 /// The SCANDUMP header of a filter: its parameter block.
@@ -202,34 +201,22 @@ pub fn header_data_len(bytes: &[u8], limit: u64) -> Result<u64> {
         .and_then(|r| r.strip_prefix(&[HEADER_VERSION]))
         .ok_or_else(|| bad_data("not a sliding-window filter header"))?;
     let (meta, _) = parse_meta(&mut Reader(rest), limit)?;
-    Ok(words_for(&meta.shape) * 8)
+    Ok(words_for(&meta.shape).saturating_mul(8))
 }
 
-/// One SCANDUMP step: the next iterator and the bytes; `(0, "")` past the end and below 0.
+/// One SCANDUMP step ([`scandump::step`]): the header, then the words' stream.
 pub fn dump_step(filter: &WindowFilter, iter: i64, max_chunk: u64) -> (i64, Vec<u8>) {
-    match iter {
-        0 => (1, encode_header(filter)),
-        it if it > 0 => match filter.read_chunk(it as u64 - 1, max_chunk) {
-            Some(chunk) => (it + chunk.len() as i64, chunk),
-            None => (0, Vec::new()),
-        },
-        _ => (0, Vec::new()),
-    }
+    scandump::step(
+        iter,
+        || encode_header(filter),
+        |at| filter.read_chunk(at, max_chunk),
+    )
 }
 
 /// Every `(iterator, data)` LOADCHUNK call that rebuilds the filter, header first (the AOF
 /// rewrite, tools).
 pub fn load_calls(filter: &WindowFilter, max_chunk: u64) -> Vec<(i64, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut iter = 0i64;
-    loop {
-        let (next, data) = dump_step(filter, iter, max_chunk);
-        if next == 0 {
-            return out;
-        }
-        out.push((next, data));
-        iter = next;
-    }
+    scandump::load_calls(|iter| dump_step(filter, iter, max_chunk))
 }
 
 /// What a LOADCHUNK call carries.

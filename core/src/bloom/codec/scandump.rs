@@ -35,13 +35,43 @@ pub fn parse_header(data: &[u8], limit: u64) -> Result<ChainMeta> {
 /// One SCANDUMP step: the next iterator and the bytes to return; `(0, "")` past the end
 /// and for an iterator below 0 (RedisBloom finds no layer there either).
 pub fn dump_step(chain: &Chain, iter: i64, max_chunk: u64) -> (i64, Vec<u8>) {
+    step(
+        iter,
+        || header_of(chain),
+        |at| chain.read_chunk(at, max_chunk),
+    )
+}
+
+/// The SCANDUMP protocol for any filter with one header and one data stream: iterator 0
+/// gives `header()` with iterator 1; iterator `it >= 1` gives `chunk(it - 1)` (the data from
+/// that byte) with `it + len`; past the end and below 0, `(0, "")`.
+pub fn step(
+    iter: i64,
+    header: impl FnOnce() -> Vec<u8>,
+    chunk: impl FnOnce(u64) -> Option<Vec<u8>>,
+) -> (i64, Vec<u8>) {
     match iter {
-        0 => (1, header_of(chain)),
-        it if it > 0 => match chain.read_chunk(it as u64 - 1, max_chunk) {
+        0 => (1, header()),
+        it if it > 0 => match chunk(it as u64 - 1) {
             Some(chunk) => (it + chunk.len() as i64, chunk),
             None => (0, Vec::new()),
         },
         _ => (0, Vec::new()),
+    }
+}
+
+/// Every `(iterator, data)` LOADCHUNK call that rebuilds a filter, header first, from its
+/// SCANDUMP steps (the AOF rewrite, tools).
+pub fn load_calls(mut dump_step: impl FnMut(i64) -> (i64, Vec<u8>)) -> Vec<(i64, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut iter = 0i64;
+    loop {
+        let (next, data) = dump_step(iter);
+        if next == 0 {
+            return out;
+        }
+        out.push((next, data));
+        iter = next;
     }
 }
 
