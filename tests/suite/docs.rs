@@ -75,13 +75,15 @@ fn links(text: &str) -> Vec<(usize, String)> {
     for (n, line) in prose_lines(text) {
         let line = without_code_spans(line);
         let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            if let Some(close) = trimmed.find("]:") {
-                if let Some(dest) = trimmed[close + 2..].split_whitespace().next() {
-                    found.push((n, dest.to_string()));
-                }
-                continue;
+        if let Some(definition) = trimmed
+            .strip_prefix('[')
+            .and_then(|t| t.split_once(']'))
+            .and_then(|(_, rest)| rest.strip_prefix(':'))
+        {
+            if let Some(dest) = definition.split_whitespace().next() {
+                found.push((n, dest.to_string()));
             }
+            continue;
         }
         let mut rest = line.as_str();
         while let Some(i) = rest.find("](") {
@@ -145,7 +147,10 @@ fn slugs_are_githubs() {
         "running-on-redis-8--valkey-bundles"
     );
     assert_eq!(slug(" The server's own"), "the-servers-own");
-    assert_eq!(slug(" `CF.SCANDUMP` and [links](x.md)"), "cfscandump-and-links");
+    assert_eq!(
+        slug(" `CF.SCANDUMP` and [links](x.md)"),
+        "cfscandump-and-links"
+    );
     let text = "# A\n```\n# not a heading\n```\n## A\n#no\n";
     assert_eq!(
         anchors(text),
@@ -190,13 +195,20 @@ fn every_relative_link_of_the_docs_resolves() {
             }
             let Some(anchor) = anchor else { continue };
             if target.extension().is_none_or(|e| e != "md") {
-                broken.push(format!("{shown}:{line}: {dest}: an anchor into a non-Markdown file"));
+                broken.push(format!(
+                    "{shown}:{line}: {dest}: an anchor into a non-Markdown file"
+                ));
             } else if !anchors(&read(&target)).contains(anchor) {
-                broken.push(format!("{shown}:{line}: {dest}: no heading makes #{anchor}"));
+                broken.push(format!(
+                    "{shown}:{line}: {dest}: no heading makes #{anchor}"
+                ));
             }
         }
     }
-    assert!(checked > 100, "only {checked} links found: is the parser blind?");
+    assert!(
+        checked > 100,
+        "only {checked} links found: is the parser blind?"
+    );
     assert!(broken.is_empty(), "dead links:\n{}", broken.join("\n"));
 }
 
@@ -242,9 +254,16 @@ fn error_texts(source: &str) -> Vec<String> {
 fn the_error_page_holds_every_error_text() {
     let root = common::workspace_root();
     let texts = error_texts(&read(&root.join("core/src/error.rs")));
-    assert!(texts.len() > 90, "only {} texts read from error.rs", texts.len());
+    assert!(
+        texts.len() > 90,
+        "only {} texts read from error.rs",
+        texts.len()
+    );
     let page = read(&root.join("docs/errors.md"));
-    let missing: Vec<&String> = texts.iter().filter(|t| !page.contains(t.as_str())).collect();
+    let missing: Vec<&String> = texts
+        .iter()
+        .filter(|t| !page.contains(t.as_str()))
+        .collect();
     assert!(
         missing.is_empty(),
         "error texts of core/src/error.rs that docs/errors.md does not give: {missing:#?}"
@@ -253,7 +272,9 @@ fn the_error_page_holds_every_error_text() {
 
 /// The configs the module registers in `src/lib.rs` (`["name", &STATIC, ...]`), with `bf.`.
 fn registered_configs(lib: &str) -> BTreeSet<String> {
-    let start = lib.find("configurations: [").expect("no configurations in lib.rs");
+    let start = lib
+        .find("configurations: [")
+        .expect("no configurations in lib.rs");
     lib[start..]
         .lines()
         .filter_map(|line| line.trim().strip_prefix("[\""))
@@ -286,9 +307,24 @@ fn the_config_page_the_example_and_the_module_name_the_same_configs() {
         })
         .collect();
     let module = registered_configs(&read(&root.join("src/lib.rs")));
-    assert!(module.len() >= 17, "only {} configs read from lib.rs", module.len());
+    assert!(
+        module.len() >= 17,
+        "only {} configs read from lib.rs",
+        module.len()
+    );
     let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<BTreeSet<_>>();
-    assert_eq!(names(&page), module, "docs/configuration.md against src/lib.rs");
-    assert_eq!(names(&example), module, "redis.conf.example against src/lib.rs");
-    assert_eq!(page, example, "defaults: docs/configuration.md against redis.conf.example");
+    assert_eq!(
+        names(&page),
+        module,
+        "docs/configuration.md against src/lib.rs"
+    );
+    assert_eq!(
+        names(&example),
+        module,
+        "redis.conf.example against src/lib.rs"
+    );
+    assert_eq!(
+        page, example,
+        "defaults: docs/configuration.md against redis.conf.example"
+    );
 }
