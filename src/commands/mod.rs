@@ -1,10 +1,10 @@
-//! The commands: one folder per filter family (`bf/`, `cf/`), each with its command rows
-//! (`rows.rs`) and a file per group of commands, each command a function that parses its
-//! arguments, calls the core and returns a [`Reply`]. What every family shares is here: the
-//! harness every callback runs in ([`run`]: borrowed arguments, the row's arity checked,
-//! panics caught, one reply) and the [`Call`] it hands over; key access ([`key`]); the row
-//! types ([`row`]) and their registration ([`register`]); replies; argument access and
-//! parsing.
+//! The commands: one folder per family (`bf/`, `cf/`, `cms/`, `topk/`, `tdigest/`, `cbf/`,
+//! `apbf/`), each with its command rows (`rows.rs`) and a file per group of commands, each
+//! command a function that parses its arguments, calls the core and returns a [`Reply`].
+//! What every family shares is here: the harness every callback runs in ([`run`]: borrowed
+//! arguments, the row's arity checked, panics caught, one reply) and the [`Call`] it hands
+//! over; key access ([`key`]); the row types ([`row`]) and their registration
+//! ([`register`]); replies; argument access and parsing.
 
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
