@@ -22,6 +22,11 @@ pub enum Error {
         needed: u64,
         limit: u64,
     },
+    /// The allocator refused memory a value needs (within any size limit: a load of the
+    /// server's own data has none).
+    AllocFailed {
+        bytes: u64,
+    },
     /// Persistence or import data that does not fit the format or the filter; the text says
     /// where (LOADCHUNK replies RedisBloom's [`Error::ReceivedBadData`] and logs this).
     BadData(String),
@@ -218,6 +223,9 @@ impl fmt::Display for Error {
                 f,
                 "ERR filter would need {needed} bytes, over bf.max-filter-bytes ({limit})"
             ),
+            Error::AllocFailed { bytes } => {
+                write!(f, "ERR out of memory: allocating {bytes} bytes failed")
+            }
             Error::BadData(what) => write!(f, "ERR received bad data: {what}"),
             Error::Unsupported(why) => write!(f, "ERR {why}"),
             Error::Internal => {

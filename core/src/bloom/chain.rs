@@ -86,10 +86,10 @@ impl Chain {
             .layers
             .iter()
             .map(|l| {
-                let words = vec![0u64; (l.bit_size / 64) as usize];
-                Layer::from_words(l.capacity, l.count, l.error, l.k, words).with_bpe(l.bpe)
+                let words = Layer::new(l.capacity, l.error, l.k, l.bit_size / 64)?;
+                Ok(words.with_count(l.count).with_bpe(l.bpe))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(Chain {
             scheme: meta.scheme,
             error_rate: meta.error_rate,
@@ -150,7 +150,7 @@ impl Chain {
             });
         }
         self.layers
-            .push(Layer::new(capacity, error, k, words).with_bpe(bpe));
+            .push(Layer::new(capacity, error, k, words)?.with_bpe(bpe));
         Ok(())
     }
 

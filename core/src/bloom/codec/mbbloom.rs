@@ -13,6 +13,7 @@ use crate::bloom::meta::{max_layers, memory_for};
 use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Packed};
+use crate::memory::fallible;
 
 /// RedisBloom's type name for Bloom filters (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "MBbloom--";
@@ -226,10 +227,12 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
                     "link {i}: data length does not match its bit size"
                 )));
             }
-            words = bytes
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
-                .collect();
+            words = fallible::with_capacity(bytes.len() / 8)?;
+            words.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())),
+            );
             Ok(())
         })?;
         link.size = src.get_u64()?;
