@@ -26,7 +26,8 @@
 //!   weight-0 node, and a total of at most 1 never compresses): loaded as RedisBloom does,
 //!   that many nodes of mean 0 and weight 0, the unmerged weight as stored;
 //! - means that are NaN (two weight-0 nodes merged: 0/0) or infinite (the merge of values
-//!   near ±f64::MAX overflows), which t-digest-c's queries then compute with.
+//!   near ±f64::MAX overflows), which t-digest-c's queries then compute with; a digest whose
+//!   every added mean was NaN keeps the empty digest's min and max.
 //!
 //! RedisBloom believes every field (a NaN or negative compression, a capacity over the
 //! allocated nodes or a million unmerged nodes crash it). Here the fields must be what
@@ -188,7 +189,9 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TDige
     d.merged = merged;
     d.merged_weight = merged_weight;
     let observed = merged > 0 || unmerged > 0;
-    if observed && !(min <= max) {
+    // Adds of NaN means (a merge copying NaN nodes) leave min and max as they were.
+    let untouched = min == f64::MAX && max == -f64::MAX;
+    if observed && !(min <= max || untouched) {
         return Err(bad_data(format!("t-digest min {min} / max {max}")));
     }
     if !observed && (min != f64::MAX || max != -f64::MAX) {
