@@ -317,6 +317,11 @@ fn overflowed_means_survive_the_codec() {
         d.add_values(&[v]).unwrap();
     }
     d.compress();
+    assert!(
+        d.merged_nodes().iter().any(|n| !n.mean.is_finite()),
+        "{:?}",
+        d.merged_nodes()
+    );
     let bytes = encode_value(&d);
     let mut back = load(&bytes).unwrap();
     assert_eq!(encode_value(&back), bytes);
