@@ -58,6 +58,9 @@ pub enum Error {
     UnknownArgument,
     /// A non-scaling filter at its capacity.
     Full,
+    /// A full scaling RedisBloom filter whose recorded growth is 0 (RedisBloom 2.8 keeps
+    /// `EXPANSION 4294967296` as 0): its next layer would hold nothing.
+    ProblemInserting,
     InvalidInfoField,
     /// BF.SCANDUMP's iterator is not an integer.
     ScanDumpNotNumeric,
@@ -249,6 +252,7 @@ impl fmt::Display for Error {
             Error::InsertBadCapacity => f.write_str("Bad capacity"),
             Error::UnknownArgument => f.write_str("Unknown argument received"),
             Error::Full => f.write_str("ERR non scaling filter is full"),
+            Error::ProblemInserting => f.write_str("ERR problem inserting into filter"),
             Error::InvalidInfoField => f.write_str("Invalid information value"),
             Error::ScanDumpNotNumeric => f.write_str("Second argument must be numeric"),
             Error::LoadChunkNotNumeric => f.write_str("ERR Second argument must be numeric"),

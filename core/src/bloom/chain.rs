@@ -182,6 +182,9 @@ impl Chain {
         if self.expansion == 0 {
             return Err(Error::Full);
         }
+        if self.growth == 0 {
+            return Err(Error::ProblemInserting);
+        }
         let capacity = last.capacity().saturating_mul(self.expansion as u64);
         let error = last.error() * TIGHTENING;
         self.push_layer(capacity, error, limit)?;
@@ -214,6 +217,14 @@ impl Chain {
     /// The expansion factor; 0 for a non-scaling filter.
     pub fn expansion(&self) -> u32 {
         self.expansion
+    }
+    /// BF.INFO's expansion rate of a scaling filter: the growth its format records (the
+    /// expansion, but 0 for a RedisBloom filter that cannot grow, see [`Chain::add`]).
+    pub fn expansion_rate(&self) -> u32 {
+        match self.scheme {
+            Scheme::RedisBloom => self.growth,
+            Scheme::Guava => self.expansion,
+        }
     }
     pub fn is_scaling(&self) -> bool {
         self.expansion != 0

@@ -97,13 +97,14 @@ impl ChainMeta {
             return Err(bad_data("non-scaling filter with more than one layer"));
         }
         // A non-scaling RedisBloom filter records the expansion in effect when it was made
-        // (0 after `EXPANSION 0`) and never reads it.
-        let scaling = self.expansion != 0;
+        // (0 after `EXPANSION 0`) and never reads it. A scaling one records its growth,
+        // which RedisBloom 2.8 may have truncated to 0 (then it cannot grow).
         if self.scheme == Scheme::RedisBloom
-            && scaling
-            && self.growth == 0
+            && self.expansion != 0
+            && self.growth != 0
+            && self.growth != self.expansion
         {
-            return Err(bad_data("growth out of range"));
+            return Err(bad_data("growth is not the expansion"));
         }
         let mut data_bytes = 0u64;
         for (i, layer) in self.layers.iter().enumerate() {

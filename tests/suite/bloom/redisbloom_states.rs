@@ -92,3 +92,53 @@ fn redisbloom_expansion_over_32768_loads_and_grows_alike() {
     compare(&mut rs, &mut rb, "wide", "RDB");
     rb_server.assert_alive();
 }
+
+/// RedisBloom 2.8 keeps `EXPANSION 4294967296` as growth 0: a scaling filter that cannot
+/// grow. It loads, answers and DUMPs as RedisBloom's; once full, the next new item answers
+/// RedisBloom's `ERR problem inserting into filter` on both.
+#[test]
+fn redisbloom_growth_zero_loads_and_stops_alike() {
+    let rb_server = Server::start_with(redisbloom());
+    let mut rb = RawConn::connect(rb_server.port);
+    let got = rb.send(&[
+        "BF.INSERT",
+        "stuck",
+        "CAPACITY",
+        "10",
+        "EXPANSION",
+        "4294967296",
+        "ITEMS",
+        "item:0",
+    ]);
+    assert_eq!(got, b"*1\r\n:1\r\n", "{}", escape(&got));
+    let info = String::from_utf8_lossy(&rb.send(&["BF.INFO", "stuck"])).to_string();
+    assert!(info.contains("Expansion rate\r\n:0\r\n"), "{info}");
+    let payload = dump(&mut rb, "stuck");
+
+    let rs_server = Server::start_with(rsbloom());
+    let mut rs = RawConn::connect(rs_server.port);
+    let got = rs.send(&[b"RESTORE".as_slice(), b"stuck", b"0", &payload]);
+    assert_eq!(got, b"+OK\r\n", "RESTORE: {}", escape(&got));
+    let info = vec!["BF.INFO", "stuck"];
+    assert_eq!(escape(&rs.send(&info)), escape(&rb.send(&info)));
+    assert_eq!(escape(&dump(&mut rs, "stuck")), escape(&dump(&mut rb, "stuck")));
+    let mut stopped = false;
+    for i in 1..100 {
+        let add = ["BF.ADD".to_string(), "stuck".into(), format!("item:{i}")];
+        let (a, b) = (rs.send(&add), rb.send(&add));
+        assert_eq!(escape(&a), escape(&b), "{add:?}");
+        if b.starts_with(b"-") {
+            assert_eq!(b, b"-ERR problem inserting into filter\r\n");
+            stopped = true;
+            break;
+        }
+        assert_eq!(escape(&dump(&mut rs, "stuck")), escape(&dump(&mut rb, "stuck")));
+    }
+    assert!(stopped, "the filter never filled");
+    // RedisBloom 2.8 has now added a broken empty link (8 refuses to load it); rsbloom's
+    // filter is unchanged and refuses the next new item the same way.
+    let got = rs.send(&["BF.ADD", "stuck", "another"]);
+    assert_eq!(got, b"-ERR problem inserting into filter\r\n");
+    let info = String::from_utf8_lossy(&rs.send(&info)).to_string();
+    assert!(info.contains("Number of filters\r\n:1\r\n"), "{info}");
+}
