@@ -41,6 +41,12 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// The size limit this command's writes are held to: `bf.max-filter-bytes`, or none
+    /// when it replays the server's own data ([`crate::size_limit`]).
+    pub fn size_limit(&self) -> u64 {
+        crate::size_limit::for_command(self.ctx)
+    }
+
     /// The key argument (every command's first).
     pub fn key(&self) -> &Arg {
         &self.args[1]

@@ -10,7 +10,6 @@ use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// Only Guava's format exists so far; the keyword leaves room for others.
 fn format(arg: &Arg) -> Result<()> {
@@ -48,7 +47,7 @@ pub fn import(call: &Call) -> Result<Reply> {
         argv[3].as_slice(),
         capacity,
         error,
-        config::max_filter_bytes(),
+        call.size_limit(),
     )?;
     key.store(chain)?;
     call.ctx.replicate_verbatim();

@@ -45,7 +45,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
         error_rate,
         capacity,
         counter_bits,
-        config::max_filter_bytes(),
+        call.size_limit(),
     )?;
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter, &[]);
