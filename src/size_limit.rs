@@ -54,8 +54,8 @@ pub fn for_load(io: *mut raw::RedisModuleIO) -> u64 {
 }
 
 fn limit_for(flags: c_int, value_load: bool) -> u64 {
-    let from_primary = flags & REPLICATED != 0
-        || (value_load && flags & READ_ONLY_REPLICA == READ_ONLY_REPLICA);
+    let from_primary =
+        flags & REPLICATED != 0 || (value_load && flags & READ_ONLY_REPLICA == READ_ONLY_REPLICA);
     if flags & LOADING != 0 || from_primary {
         NONE
     } else {

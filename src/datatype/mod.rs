@@ -23,8 +23,8 @@ use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
 
 use crate::config;
-use crate::size_limit;
 use crate::info::{Counters, Figures};
+use crate::size_limit;
 
 /// A family of values (Bloom filters, cuckoo filters): the Redis types a key of the family
 /// may hold, and what a value counts for in the family's INFO section.
@@ -208,7 +208,10 @@ extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int)
         let key = key_of(io);
         log_io(
             io,
-            &format!("bf: refusing to load key '{key}' of type {}: {reason}", T::NAME),
+            &format!(
+                "bf: refusing to load key '{key}' of type {}: {reason}",
+                T::NAME
+            ),
         );
     };
     match loaded {

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use bitvec::prelude::{BitVec, Lsb0};
 
 use super::probe::ItemHash;
-use crate::hash::divisor::Divisor;
 use crate::error::Result;
+use crate::hash::divisor::Divisor;
 use crate::le_words;
 use crate::memory::fallible::zeroed;
 use crate::memory::pages::advise_huge_pages;

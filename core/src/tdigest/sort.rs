@@ -22,9 +22,7 @@ pub fn sort(nodes: &mut [Centroid]) {
     // all bits (the same on every server).
     if nodes.iter().any(|n| n.mean.is_nan()) {
         if !quicksort_budget(nodes, budget) {
-            nodes.sort_unstable_by(|a, b| {
-                a.mean.total_cmp(&b.mean).then(a.weight.cmp(&b.weight))
-            });
+            nodes.sort_unstable_by(|a, b| a.mean.total_cmp(&b.mean).then(a.weight.cmp(&b.weight)));
         }
         return;
     }

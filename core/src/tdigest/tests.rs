@@ -283,7 +283,11 @@ fn redisbloom_unmerged_zero_weight_and_nan_mean_states_load() {
         1,
         (3.0, 0.0),
     );
-    assert_eq!(encode_value(&d), after, "RedisBloom 2.8.2's DUMP after the ADD");
+    assert_eq!(
+        encode_value(&d),
+        after,
+        "RedisBloom 2.8.2's DUMP after the ADD"
+    );
     let mut back = load(&after).unwrap();
     assert_eq!(encode_value(&back), after);
     assert_eq!(back.quantiles(&[0.0, 0.5, 1.0]), [1.0, 2.0, 3.0]);

@@ -43,12 +43,7 @@ pub fn import(call: &Call) -> Result<Reply> {
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
-    let chain = writeto::import(
-        argv[3].as_slice(),
-        capacity,
-        error,
-        call.size_limit(),
-    )?;
+    let chain = writeto::import(argv[3].as_slice(), capacity, error, call.size_limit())?;
     key.store(chain)?;
     call.ctx.replicate_verbatim();
     call.notify();

@@ -50,7 +50,11 @@ fn own_data_over_the_limit_loads_from_rdb_and_aof() {
     s.restart(&[]);
     let mut c = s.conn();
     check_big(&mut c, "big", &items, "RDB");
-    assert!(!s.log_text().contains("refusing to load"), "{}", s.log_text());
+    assert!(
+        !s.log_text().contains("refusing to load"),
+        "{}",
+        s.log_text()
+    );
 
     // AOF without the RDB preamble: the rewrite's BF.LOADCHUNK calls replay over the limit,
     // and so does a creation logged after it (a BF.LOADCHUNK header, then BF.MADD).
@@ -76,13 +80,20 @@ fn own_data_over_the_limit_loads_from_rdb_and_aof() {
     let mut c = s.conn();
     check_big(&mut c, "big", &items, "AOF with preamble");
     check_big(&mut c, "later", &later, "AOF with preamble");
-    assert!(!s.log_text().contains("refusing to load"), "{}", s.log_text());
+    assert!(
+        !s.log_text().contains("refusing to load"),
+        "{}",
+        s.log_text()
+    );
 
     // A client's RESTORE of the same value is held to the limit: an error reply, and the
     // log names the key, the type and the reason.
     let payload = as_bytes(&raw(&mut c, &["DUMP", "big"]));
     let v = raw(&mut c, &[b"RESTORE".as_slice(), b"copy", b"0", &payload]);
-    assert!(err_of(&v).is_some(), "RESTORE over the limit answered {v:?}");
+    assert!(
+        err_of(&v).is_some(),
+        "RESTORE over the limit answered {v:?}"
+    );
     expect_int(&mut c, &["EXISTS", "copy"], 0);
     let log = s.log_text();
     let line = log
@@ -95,7 +106,10 @@ fn own_data_over_the_limit_loads_from_rdb_and_aof() {
         "{line}"
     );
     // Within a raised limit the same RESTORE goes through.
-    expect_ok(&mut c, &["CONFIG", "SET", "bf.max-filter-bytes", "16777216"]);
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.max-filter-bytes", "16777216"],
+    );
     expect_ok(&mut c, &[b"RESTORE".as_slice(), b"copy", b"0", &payload]);
     check_big_raw(&mut c, "copy", &items);
 }

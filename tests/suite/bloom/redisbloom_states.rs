@@ -52,13 +52,21 @@ fn compare(rs: &mut RawConn, rb: &mut RawConn, key: &str, how: &str) {
     for q in [vec!["BF.INFO", key], vec!["BF.CARD", key], probes.clone()] {
         assert_eq!(escape(&rs.send(&q)), escape(&rb.send(&q)), "{how}: {q:?}");
     }
-    assert_eq!(escape(&dump(rs, key)), escape(&dump(rb, key)), "{how}: DUMP");
+    assert_eq!(
+        escape(&dump(rs, key)),
+        escape(&dump(rb, key)),
+        "{how}: DUMP"
+    );
     let more = items("more:", 30);
     assert_eq!(madd(rs, key, &more), madd(rb, key, &more), "{how}: MADD");
     for q in [vec!["BF.INFO", key], probes] {
         assert_eq!(escape(&rs.send(&q)), escape(&rb.send(&q)), "{how}: {q:?}");
     }
-    assert_eq!(escape(&dump(rs, key)), escape(&dump(rb, key)), "{how}: DUMP");
+    assert_eq!(
+        escape(&dump(rs, key)),
+        escape(&dump(rb, key)),
+        "{how}: DUMP"
+    );
 }
 
 #[test]
@@ -121,7 +129,10 @@ fn redisbloom_growth_zero_loads_and_stops_alike() {
     assert_eq!(got, b"+OK\r\n", "RESTORE: {}", escape(&got));
     let info = vec!["BF.INFO", "stuck"];
     assert_eq!(escape(&rs.send(&info)), escape(&rb.send(&info)));
-    assert_eq!(escape(&dump(&mut rs, "stuck")), escape(&dump(&mut rb, "stuck")));
+    assert_eq!(
+        escape(&dump(&mut rs, "stuck")),
+        escape(&dump(&mut rb, "stuck"))
+    );
     let mut stopped = false;
     for i in 1..100 {
         let add = ["BF.ADD".to_string(), "stuck".into(), format!("item:{i}")];
@@ -132,7 +143,10 @@ fn redisbloom_growth_zero_loads_and_stops_alike() {
             stopped = true;
             break;
         }
-        assert_eq!(escape(&dump(&mut rs, "stuck")), escape(&dump(&mut rb, "stuck")));
+        assert_eq!(
+            escape(&dump(&mut rs, "stuck")),
+            escape(&dump(&mut rb, "stuck"))
+        );
     }
     assert!(stopped, "the filter never filled");
     // RedisBloom 2.8 has now added a broken empty link (8 refuses to load it); rsbloom's

@@ -70,7 +70,11 @@ fn compare(rs: &mut RawConn, rb: &mut RawConn, how: &str) -> usize {
         for round in 0..2 {
             for q in queries(key) {
                 let (a, b) = (rs.send(&q), rb.send(&q));
-                assert_eq!(escape(&a), escape(&b), "{key} ({how}, round {round}): {q:?}");
+                assert_eq!(
+                    escape(&a),
+                    escape(&b),
+                    "{key} ({how}, round {round}): {q:?}"
+                );
                 compared += 1;
             }
             assert_eq!(
