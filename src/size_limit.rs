@@ -45,7 +45,10 @@ pub fn for_command(ctx: &Context) -> u64 {
 }
 
 /// The limit of a value read from `io` (an RDB value, a `RESTORE` payload).
-pub fn for_load(io: *mut raw::RedisModuleIO) -> u64 {
+///
+/// # Safety
+/// `io` must be the stream the server handed to an `rdb_load` callback, still being read.
+pub unsafe fn for_load(io: *mut raw::RedisModuleIO) -> u64 {
     let ctx = match unsafe { raw::RedisModule_GetContextFromIO } {
         Some(get) => unsafe { get(io) },
         None => std::ptr::null_mut(),

@@ -199,7 +199,8 @@ fn key_of(io: *mut raw::RedisModuleIO) -> String {
 /// is logged with the key, the type and the reason (the server says only that the value is
 /// bad).
 extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
-    let limit = size_limit::for_load(io);
+    // SAFETY: `io` is the stream this callback was handed.
+    let limit = unsafe { size_limit::for_load(io) };
     let loaded = catch_unwind(AssertUnwindSafe(|| {
         T::load(&mut IoSource(io), encver, limit)
     }));

@@ -638,7 +638,7 @@ impl TDigest {
 /// C's `(long long)x` as x86-64 computes it (RedisBloom's RANK replies): a NaN or a value
 /// outside the range is `i64::MIN`, where Rust's `as` would give 0 or saturate.
 fn c_llong(x: f64) -> i64 {
-    if x >= -9223372036854775808.0 && x < 9223372036854775808.0 {
+    if (-9223372036854775808.0..9223372036854775808.0).contains(&x) {
         x as i64
     } else {
         i64::MIN

@@ -863,5 +863,8 @@ fn target_with_a_lower_limit_takes_the_sources_filters() {
         &mut target,
         &[b"RESTORE".as_slice(), copy.as_bytes(), b"0", &payload],
     );
-    assert!(err_of(&v).is_some(), "RESTORE over the limit answered {v:?}");
+    assert!(
+        err_of(&v).is_some(),
+        "RESTORE over the limit answered {v:?}"
+    );
 }
