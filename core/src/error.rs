@@ -200,6 +200,19 @@ pub enum Error {
     ApbfRateTooSmall,
     /// APBF.INSERTAT's time is not a whole number of milliseconds from 0.
     ApbfBadTime,
+
+    // Configs RedisBloom 8 has too (CONFIG SET, config file, load arguments): its texts, which
+    // the server puts after `ERR CONFIG SET failed (possibly related to argument '...') - `.
+    /// Not a number (a config's name).
+    ConfigInvalid(String),
+    /// An error rate outside (0, 1).
+    ConfigRateRange(String),
+    /// An integer outside `[min, max]`.
+    ConfigIntRange {
+        name: String,
+        min: i64,
+        max: i64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -359,6 +372,14 @@ impl fmt::Display for Error {
             }
             Error::ApbfBadTime => {
                 f.write_str("ERR time must be milliseconds since the epoch (an integer from 0)")
+            }
+            Error::ConfigInvalid(name) => write!(f, "Invalid value for `{name}`"),
+            Error::ConfigRateRange(name) => write!(
+                f,
+                "Value for `{name}` must be in the range (0.000000, 1.000000)"
+            ),
+            Error::ConfigIntRange { name, min, max } => {
+                write!(f, "Value for `{name}` must be in the range [{min}, {max}]")
             }
             Error::ApbfRateTooSmall => {
                 f.write_str("ERR error rate too small for a sliding window (at least 1e-9)")
