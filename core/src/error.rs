@@ -68,13 +68,17 @@ pub enum Error {
     // Cuckoo filters (CF.*).
     /// CF.RESERVE's capacity below twice the bucket size or above 2^30.
     CfCapacityRange,
-    /// CF.INSERT's CAPACITY below 4 or above 2^30.
+    /// CF.INSERT's CAPACITY below twice the configured bucket size or above 2^30.
     CfInsertCapacityRange,
     /// A filter CF.INSERT / CF.ADD would create with the configured bucket size does not fit
     /// its capacity.
     CfCannotCreateFilter,
     CfBadBucketSize,
-    CfBucketSizeRange,
+    /// BUCKETSIZE above `max`: 255, or half the configured cuckoo initial size when that is
+    /// less (RedisBloom 8 bounds it by its `cf-bucket-size` config's range).
+    CfBucketSizeRange {
+        max: u64,
+    },
     CfBadMaxIterations,
     CfMaxIterationsRange,
     CfBadExpansion,
@@ -269,8 +273,8 @@ impl fmt::Display for Error {
             }
             Error::CfCannotCreateFilter => f.write_str("ERR Could not create filter"),
             Error::CfBadBucketSize => f.write_str("Couldn't parse BUCKETSIZE"),
-            Error::CfBucketSizeRange => {
-                f.write_str("BUCKETSIZE: value must be in the range [1, 255]")
+            Error::CfBucketSizeRange { max } => {
+                write!(f, "BUCKETSIZE: value must be in the range [1, {max}]")
             }
             Error::CfBadMaxIterations => f.write_str("Couldn't parse MAXITERATIONS"),
             Error::CfMaxIterationsRange => {

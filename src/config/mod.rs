@@ -257,6 +257,16 @@ pub fn cf_limits() -> cuckoo::Limits {
     }
 }
 
+/// The largest BUCKETSIZE CF.RESERVE takes: 255, or half `bf.cf-initial-size` when less.
+pub fn cf_bucket_size_max() -> i64 {
+    settings::Setting::CfBucketSize.int_range().1
+}
+
+/// The smallest CAPACITY CF.INSERT takes: twice `bf.cf-bucket-size`.
+pub fn cf_initial_size_min() -> i64 {
+    settings::Setting::CfInitialSize.int_range().0
+}
+
 /// `bf.max-filter-bytes`.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Ordering::Relaxed) as u64

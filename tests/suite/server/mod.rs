@@ -16,6 +16,7 @@ mod info;
 mod name_clash;
 mod redis_py;
 mod redisbloom8;
+mod redisbloom8_configs;
 mod redisbloom_diff;
 mod redisbloom_live;
 mod replication_faults;
