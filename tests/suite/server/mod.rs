@@ -1,4 +1,5 @@
-//! The server's side rather than one family's: both families' ACL categories (`acl`), the
+//! The server's side rather than one family's: both families' ACL categories (`acl`),
+//! RedisBloom 8's config names as configs and load arguments (`redisbloom8_configs`), the
 //! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
 //! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
