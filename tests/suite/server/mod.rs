@@ -18,6 +18,7 @@ mod redis_py;
 mod redisbloom8;
 mod redisbloom_diff;
 mod redisbloom_live;
+mod redisbloom_states;
 mod replication_faults;
 mod slot_migration;
 mod window_time;
