@@ -67,7 +67,7 @@ test: deps
 # Criterion bench's smoke run, which talks to no server and takes no --skip).
 # Logs: target/servers/<name>.log.
 SERVERS ?= redis-7.0 redis-7.4 redis-8.2 valkey-8.1 valkey-9.1
-PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_ cms::redisbloom_load::servers_start_on_redisbloom_rdb_and_aof cms::redisbloom_load::redisbloom_loads_rsbloom_dumps_and_rdb cms::redisbloom_replay::every_reply_matches_redisbloom_2_8_on_redis_7_4
+PINNED  := server::name_clash:: server::redisbloom_live:: server::redisbloom_states:: server::redisbloom_diff:: server::slot_migration:: server::info::active_defragmentation_ cms::redisbloom_load::servers_start_on_redisbloom_rdb_and_aof cms::redisbloom_load::redisbloom_loads_rsbloom_dumps_and_rdb cms::redisbloom_replay::every_reply_matches_redisbloom_2_8_on_redis_7_4
 .PHONY: test-servers
 test-servers: deps
 	$(CARGO) build --release --workspace --all-targets

@@ -4,10 +4,12 @@
 //! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
 //! slot migration, migrations to and from RedisBloom, a module name another module already
-//! holds, the module's INFO sections with active defragmentation (`info`), and the
-//! differential fuzzer against the live RedisBloom (`redisbloom_diff`). `name_clash`,
-//! `redisbloom_live`, `redisbloom_diff`, `slot_migration` and `info::active_defragmentation_*`
-//! start particular servers whatever `$REDIS_SERVER` says (`PINNED` in the Makefile).
+//! holds, the module's INFO sections with active defragmentation (`info`), the
+//! differential fuzzer against the live RedisBloom (`redisbloom_diff`) and the states it
+//! generates on RedisBloom loaded here (`redisbloom_states`). `name_clash`,
+//! `redisbloom_live`, `redisbloom_states`, `redisbloom_diff`, `slot_migration` and
+//! `info::active_defragmentation_*` start particular servers whatever `$REDIS_SERVER` says
+//! (`PINNED` in the Makefile).
 
 mod acl;
 mod aof_restore;
@@ -20,6 +22,7 @@ mod redisbloom8;
 mod redisbloom8_configs;
 mod redisbloom_diff;
 mod redisbloom_live;
+mod redisbloom_states;
 mod replication_faults;
 mod slot_migration;
 mod window_time;

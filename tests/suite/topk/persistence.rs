@@ -132,3 +132,27 @@ fn aof_replays_and_rewrites_keep_the_bytes() {
         assert_eq!(dumps(&mut c)[..2], twin(4)[..2], "decay after the rewrite");
     }
 }
+
+/// RedisBloom 2.8 saves a heap item cut at its first NUL and loads "\x00" as a null pointer,
+/// which the next lookup of "\x00" reads: the server segfaults (seen in
+/// `server::redisbloom_states`'s runs). Here the item survives the reload whole.
+#[test]
+fn an_item_of_one_nul_byte_survives_a_reload() {
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(&mut c, &["TOPK.RESERVE", "u", "3", "8", "3", "1"]);
+    raw(&mut c, &[&b"TOPK.ADD"[..], b"u", b"\x00", b"a\x00b"]);
+    expect_ok(&mut c, &["DEBUG", "RELOAD"]);
+    let query = raw(
+        &mut c,
+        &[&b"TOPK.QUERY"[..], b"u", b"\x00", b"a\x00b", b"a"],
+    );
+    assert_eq!(as_ints(&query), vec![1, 1, 0]);
+    let list = raw(&mut c, &["TOPK.LIST", "u"]);
+    let redis::Value::Array(items) = list else {
+        panic!("TOPK.LIST: {list:?}")
+    };
+    let mut items: Vec<Vec<u8>> = items.iter().map(as_bytes).collect();
+    items.sort();
+    assert_eq!(items, vec![b"\x00".to_vec(), b"a\x00b".to_vec()]);
+}

@@ -7,7 +7,7 @@
 //! says, so both modules must answer alike. Other decays (an edge alteration, the default of
 //! `TOPK.RESERVE key k`) make RedisBloom's answers depend on its process's `rand()`: listed.
 
-use super::generator::{b, Action, Generator, KEYS};
+use super::generator::{b, Action, Generator};
 
 pub const SKETCH_WORDS: &[&str] = &[
     "WEIGHTS",
@@ -70,14 +70,15 @@ fn num(n: u64) -> Vec<u8> {
 impl Generator {
     /// The next sketch step.
     pub(super) fn next_sketch_action(&mut self) -> Action {
-        let name = self.weighted(WEIGHTS);
+        let name = self.command(WEIGHTS);
         if name == "restore" {
-            let src = *self.rng.pick(KEYS);
+            self.aim(name);
+            let src = self.plain_key();
             let dst = self.key();
             return Action::DumpRestore {
                 src,
                 dst,
-                alter: self.rng.chance(40),
+                alter: !self.states && self.rng.chance(40),
                 replace: self.rng.chance(30),
             };
         }
@@ -85,7 +86,7 @@ impl Generator {
         // Not TOPK.INCRBY: a bad increment before its last pair makes RedisBloom reply an
         // array shorter than it announced (the client then waits for the rest); rsbloom's
         // well-formed reply to it is tested with the Top-K family.
-        if name != "TOPK.INCRBY" && self.rng.chance(22) {
+        if !self.states && name != "TOPK.INCRBY" && self.rng.chance(22) {
             self.edge(&mut args);
         }
         Action::Cmd(args)
@@ -105,7 +106,9 @@ impl Generator {
     }
 
     fn values(&mut self) -> Vec<Vec<u8>> {
-        let n = if self.rng.chance(15) {
+        let n = if self.states && self.rng.chance(25) {
+            1
+        } else if self.rng.chance(15) {
             self.rng.range(30, 400)
         } else {
             self.rng.range(1, 12)
@@ -122,6 +125,7 @@ impl Generator {
     }
 
     fn sketch_call(&mut self, name: &str) -> Vec<Vec<u8>> {
+        self.aim(name);
         let key = b(self.key());
         let mut a = vec![b(name), key];
         match name {
