@@ -1,4 +1,5 @@
-//! The server's side rather than one family's: both families' ACL categories (`acl`), the
+//! The server's side rather than one family's: both families' ACL categories (`acl`),
+//! COMMAND DOCS and command tips against RedisBloom's (`command_docs`), the
 //! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
 //! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
@@ -11,6 +12,7 @@
 mod acl;
 mod aof_restore;
 mod cluster;
+mod command_docs;
 mod durability;
 mod info;
 mod name_clash;
