@@ -8,7 +8,7 @@ use std::ptr;
 
 use redis_module::{raw, Context};
 
-use super::row::{Access, ArgDoc, Command, Kind};
+use super::row::{Access, ArgDoc, Command, Kind, Since};
 use super::{apbf, bf, cbf, cf, cms, tdigest, topk};
 
 /// Every family's commands.
@@ -55,6 +55,7 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
                 Kind::Double => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_DOUBLE,
                 Kind::Flag => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_PURE_TOKEN,
                 Kind::Block => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_BLOCK,
+                Kind::OneOf => raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_ONEOF,
             },
             key_spec_index: if matches!(a.kind, Kind::Key) {
                 keys_before += 1;
@@ -205,7 +206,28 @@ pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     publish(ctx, since)
 }
 
-/// Publishes every command's metadata and ACL categories.
+/// The `history` array Redis expects, ending with a zeroed entry; null if there is none.
+/// Leaked, as [`c_args`].
+fn c_history(doc: &'static Command) -> *mut raw::RedisModuleCommandHistoryEntry {
+    if doc.docs.history.is_empty() {
+        return ptr::null_mut();
+    }
+    let mut out: Vec<raw::RedisModuleCommandHistoryEntry> = doc
+        .docs
+        .history
+        .iter()
+        .map(|h| raw::RedisModuleCommandHistoryEntry {
+            since: h.version.as_ptr(),
+            changes: h.change.as_ptr(),
+        })
+        .collect();
+    // SAFETY: an all-zero entry (null pointers) is the terminator.
+    out.push(unsafe { std::mem::zeroed() });
+    Box::leak(out.into_boxed_slice()).as_mut_ptr()
+}
+
+/// Publishes every command's metadata and ACL categories. `since` is rsbloom's version, for
+/// its own commands.
 fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo
@@ -221,9 +243,12 @@ fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             version: &INFO_VERSION,
             summary: doc.summary.as_ptr(),
             complexity: doc.complexity.as_ptr(),
-            since: since.as_ptr(),
-            history: ptr::null_mut(),
-            tips: ptr::null(),
+            since: match doc.since() {
+                Since::RedisBloom(version) => version.as_ptr(),
+                Since::Rsbloom => since.as_ptr(),
+            },
+            history: c_history(doc),
+            tips: opt_ptr(doc.docs.tips),
             arity: doc.arity.redis(),
             key_specs: c_key_specs(doc.access),
             args: c_args(doc.args),

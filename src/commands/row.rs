@@ -104,8 +104,10 @@ pub enum Kind {
     Double,
     /// A keyword standing alone (`NONSCALING`).
     Flag,
-    /// A group of arguments (`ITEMS item [item ...]`).
+    /// A group of arguments (`CAPACITY capacity`).
     Block,
+    /// One of its sub-arguments (`CAPACITY | SIZE | ...`).
+    OneOf,
 }
 
 /// One argument as COMMAND DOCS describes it. `token` is the keyword that introduces it, if
@@ -136,12 +138,65 @@ pub struct Command {
     pub acl: Acl,
     /// What the command shares with the rest of its family.
     pub family: &'static CommandFamily,
+    /// Its `since`, tips and history, where not the family's.
+    pub docs: Docs,
+}
+
+/// The version COMMAND DOCS gives as a command's `since`.
+#[derive(Clone, Copy)]
+pub enum Since {
+    /// The RedisBloom release that introduced the command, as RedisBloom's COMMAND DOCS gives
+    /// it, so clients and tools that read it see RedisBloom's.
+    RedisBloom(&'static CStr),
+    /// A command of rsbloom's own: the crate's version.
+    Rsbloom,
+}
+
+/// One `history` entry of COMMAND DOCS: a version and what changed then.
+pub struct History {
+    pub version: &'static CStr,
+    pub change: &'static CStr,
+}
+
+/// What COMMAND DOCS and COMMAND INFO show of a command besides its row's other fields.
+pub struct Docs {
+    /// `None`: the family's.
+    pub since: Option<Since>,
+    /// Space-separated command tips (COMMAND INFO).
+    pub tips: Option<&'static CStr>,
+    pub history: &'static [History],
+}
+
+impl Docs {
+    /// The family's `since`, no tips, no history.
+    pub const PLAIN: Docs = Docs {
+        since: None,
+        tips: None,
+        history: &[],
+    };
+
+    /// The `dont_cache` tip of RedisBloom 8.10: a read whose reply client-side caches must not
+    /// keep (metadata and memory figures that change with no write the cache would see, dump
+    /// chunks read once).
+    pub const DONT_CACHE: Docs = Docs {
+        tips: Some(c"dont_cache"),
+        ..Docs::PLAIN
+    };
+
+    pub const fn since(since: Since) -> Docs {
+        Docs {
+            since: Some(since),
+            ..Docs::PLAIN
+        }
+    }
 }
 
 /// What every command of one family shares.
 pub struct CommandFamily {
     /// The module ACL category (`bloom` for BF, `cuckoo` for CF), on servers that have them.
     pub acl: &'static CStr,
+    /// COMMAND DOCS' `since` of its commands, unless a row says otherwise.
+    pub since: Since,
     /// The family's INFO counters (refusals by the size limit are counted there).
     pub counters: &'static Counters,
 }
@@ -155,6 +210,11 @@ impl Command {
     /// The error for a wrong number of arguments.
     pub fn wrong_arity(&self) -> Error {
         Error::WrongArity(self.name_str())
+    }
+
+    /// COMMAND DOCS' `since`.
+    pub fn since(&self) -> Since {
+        self.docs.since.unwrap_or(self.family.since)
     }
 }
 
@@ -202,12 +262,31 @@ pub const fn items(name: &'static CStr) -> ArgDoc {
     }
 }
 
-/// `ITEMS item [item ...]`, closing BF.INSERT and CF.INSERT.
-pub const ITEMS_BLOCK: ArgDoc = ArgDoc {
-    token: Some(c"ITEMS"),
-    sub: &[items(c"item")],
-    ..arg(c"items", Kind::Block)
-};
+/// An optional group: `[TOKEN sub...]` with the token on the group.
+pub const fn block_option(
+    name: &'static CStr,
+    token: &'static CStr,
+    sub: &'static [ArgDoc],
+) -> ArgDoc {
+    ArgDoc {
+        token: Some(token),
+        optional: true,
+        sub,
+        ..arg(name, Kind::Block)
+    }
+}
+
+/// A keyword alone (a pure token), required.
+pub const fn keyword(name: &'static CStr, token: &'static CStr) -> ArgDoc {
+    ArgDoc {
+        token: Some(token),
+        ..arg(name, Kind::Flag)
+    }
+}
+
+/// The `ITEMS` of BF.INSERT and CF.INSERT, documented as RedisBloom does: the keyword alone,
+/// then `items(c"item")`.
+pub const ITEMS_KEYWORD: ArgDoc = keyword(c"items", c"ITEMS");
 
 pub const KEY: ArgDoc = arg(c"key", Kind::Key);
 pub const ITEM: ArgDoc = arg(c"item", Kind::Text);

@@ -105,10 +105,15 @@ pub fn capacity(compression: i64, limit: u64) -> Result<usize> {
     Ok(cap as usize)
 }
 
-/// RedisBloom's memory figure (INFO's `Memory usage`, MEMORY USAGE): a pointer's 8 bytes and
-/// the two node arrays.
+/// The size of t-digest-c's histogram struct on 64-bit builds: three doubles, three ints
+/// (padded to 16 bytes), three 64-bit counters and two node pointers.
+const HISTOGRAM_BYTES: i64 = 80;
+
+/// RedisBloom 8.6+'s memory figure (INFO's `Memory usage`, MEMORY USAGE): the histogram
+/// struct and the two node arrays. RedisBloom 2.8 and 8.2 counted a pointer's 8 bytes for
+/// the struct, 72 less (rule `tdigest-memory-usage`).
 pub fn memory_usage(cap: usize) -> i64 {
-    8 + 2 * 8 * cap as i64
+    HISTOGRAM_BYTES + 2 * 8 * cap as i64
 }
 
 /// `x1` and `x2` weighted by `w1` and `w2`, kept within `[x1, x2]` (`x1 <= x2`).

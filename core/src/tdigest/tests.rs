@@ -24,7 +24,8 @@ fn load(bytes: &[u8]) -> Result<TDigest> {
 #[test]
 fn capacity_and_limits() {
     assert_eq!(capacity(100, LIMIT).unwrap(), 610);
-    assert_eq!(memory_usage(610), 9768);
+    // RedisBloom 8.8's TDIGEST.INFO at compression 100 (8.2.3 and 2.8.2: 9768).
+    assert_eq!(memory_usage(610), 9840);
     assert_eq!(capacity(1, LIMIT).unwrap(), 16);
     assert_eq!(capacity(i64::MAX, u64::MAX), Err(Error::TdAllocFailed));
     assert_eq!(capacity(1_000_000_000, u64::MAX), Err(Error::TdAllocFailed));

@@ -5,7 +5,8 @@
 
 use super::{add, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, Access, Acl, Arity, Command, CommandFamily, Kind, ITEM, ITERATOR, KEY,
+    arg, callback, items, Access, Acl, Arity, Command, CommandFamily, Docs, Kind, Since, ITEM,
+    ITERATOR, KEY,
 };
 use crate::info::APBF;
 
@@ -13,6 +14,7 @@ use crate::info::APBF;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"apbf",
+    since: Since::Rsbloom,
     counters: &APBF,
 };
 
@@ -38,6 +40,7 @@ pub static RESERVE: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -51,6 +54,7 @@ pub static ADD: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MADD: Command = Command {
@@ -64,6 +68,7 @@ pub static MADD: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INSERTAT: Command = Command {
@@ -77,6 +82,7 @@ pub static INSERTAT: Command = Command {
     args: &[KEY, arg(c"milliseconds", Kind::Integer), items(c"item")],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static EXISTS: Command = Command {
@@ -90,6 +96,7 @@ pub static EXISTS: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MEXISTS: Command = Command {
@@ -103,6 +110,7 @@ pub static MEXISTS: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -116,6 +124,7 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static SCANDUMP: Command = Command {
@@ -129,6 +138,7 @@ pub static SCANDUMP: Command = Command {
     args: &[KEY, ITERATOR],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -142,4 +152,5 @@ pub static LOADCHUNK: Command = Command {
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };

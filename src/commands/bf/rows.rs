@@ -4,8 +4,8 @@
 
 use super::{add, exists, info, reserve, scandump, transfer};
 use crate::commands::row::{
-    arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
-    ITEMS_BLOCK, ITERATOR, KEY,
+    arg, block_option, callback, items, keyword, option, Access, Acl, ArgDoc, Arity, Command,
+    CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
 };
 use crate::info::BLOOM;
 
@@ -13,10 +13,15 @@ use crate::info::BLOOM;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"bloom",
+    since: Since::RedisBloom(c"1.0.0"),
     counters: &BLOOM,
 };
 
-const EXPANSION: ArgDoc = option(c"expansion", Kind::Integer, c"EXPANSION");
+const EXPANSION: ArgDoc = block_option(
+    c"expansion",
+    c"EXPANSION",
+    &[arg(c"expansion", Kind::Integer)],
+);
 const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 
 /// The family's commands, in COMMAND DOCS order.
@@ -42,6 +47,7 @@ pub static RESERVE: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -55,6 +61,7 @@ pub static ADD: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MADD: Command = Command {
@@ -68,6 +75,7 @@ pub static MADD: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INSERT: Command = Command {
@@ -80,15 +88,17 @@ pub static INSERT: Command = Command {
     access: Access::Insert,
     args: &[
         KEY,
-        option(c"capacity", Kind::Integer, c"CAPACITY"),
-        option(c"error", Kind::Double, c"ERROR"),
+        block_option(c"capacity", c"CAPACITY", &[arg(c"capacity", Kind::Integer)]),
+        block_option(c"error", c"ERROR", &[arg(c"error", Kind::Double)]),
         EXPANSION,
         option(c"nocreate", Kind::Flag, c"NOCREATE"),
         NONSCALING,
-        ITEMS_BLOCK,
+        ITEMS_KEYWORD,
+        items(c"item"),
     ],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static EXISTS: Command = Command {
@@ -102,6 +112,7 @@ pub static EXISTS: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MEXISTS: Command = Command {
@@ -115,6 +126,7 @@ pub static MEXISTS: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static CARD: Command = Command {
@@ -128,6 +140,7 @@ pub static CARD: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::since(Since::RedisBloom(c"2.4.4")),
 };
 
 pub static INFO: Command = Command {
@@ -140,13 +153,22 @@ pub static INFO: Command = Command {
     access: Access::Read,
     args: &[
         KEY,
+        // RedisBloom's names (its first misspelt: `capcaity`).
         ArgDoc {
             optional: true,
-            ..arg(c"field", Kind::Text)
+            sub: &[
+                keyword(c"capacity", c"CAPACITY"),
+                keyword(c"SIZE", c"SIZE"),
+                keyword(c"FILTERS", c"FILTERS"),
+                keyword(c"ITEMS", c"ITEMS"),
+                keyword(c"EXPANSION", c"EXPANSION"),
+            ],
+            ..arg(c"single_value", Kind::OneOf)
         },
     ],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };
 
 pub static DEBUG: Command = Command {
@@ -160,6 +182,7 @@ pub static DEBUG: Command = Command {
     args: &[KEY],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };
 
 pub static SCANDUMP: Command = Command {
@@ -173,6 +196,7 @@ pub static SCANDUMP: Command = Command {
     args: &[KEY, ITERATOR],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -186,6 +210,7 @@ pub static LOADCHUNK: Command = Command {
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static IMPORT: Command = Command {
@@ -206,6 +231,7 @@ pub static IMPORT: Command = Command {
     // Not in RedisBloom: it creates a filter, so @write (as BF.RESERVE, without @fast: O(n)).
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::since(Since::Rsbloom),
 };
 
 pub static EXPORT: Command = Command {
@@ -220,4 +246,5 @@ pub static EXPORT: Command = Command {
     // Not in RedisBloom: it reads the whole filter, so @read (as BF.SCANDUMP).
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::since(Since::Rsbloom),
 };

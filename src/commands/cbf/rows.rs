@@ -5,8 +5,8 @@
 
 use super::{add, del, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, Access, Acl, Arity, Command, CommandFamily, Kind, ITEM, ITERATOR,
-    KEY,
+    arg, callback, items, option, Access, Acl, Arity, Command, CommandFamily, Docs, Kind, Since,
+    ITEM, ITERATOR, KEY,
 };
 use crate::info::CBF;
 
@@ -14,6 +14,7 @@ use crate::info::CBF;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"cbf",
+    since: Since::Rsbloom,
     counters: &CBF,
 };
 
@@ -39,6 +40,7 @@ pub static RESERVE: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -52,6 +54,7 @@ pub static ADD: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MADD: Command = Command {
@@ -65,6 +68,7 @@ pub static MADD: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static DEL: Command = Command {
@@ -78,6 +82,7 @@ pub static DEL: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MDEL: Command = Command {
@@ -91,6 +96,7 @@ pub static MDEL: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static EXISTS: Command = Command {
@@ -104,6 +110,7 @@ pub static EXISTS: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MEXISTS: Command = Command {
@@ -117,6 +124,7 @@ pub static MEXISTS: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static COUNT: Command = Command {
@@ -130,6 +138,7 @@ pub static COUNT: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static CARD: Command = Command {
@@ -143,6 +152,7 @@ pub static CARD: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -156,6 +166,7 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static SCANDUMP: Command = Command {
@@ -169,6 +180,7 @@ pub static SCANDUMP: Command = Command {
     args: &[KEY, ITERATOR],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -182,6 +194,7 @@ pub static LOADCHUNK: Command = Command {
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static EXPORT: Command = Command {
@@ -195,4 +208,5 @@ pub static EXPORT: Command = Command {
     args: &[KEY, arg(c"format", Kind::Text)],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };

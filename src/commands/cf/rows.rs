@@ -4,8 +4,8 @@
 
 use super::{add, del, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, ITEM,
-    ITEMS_BLOCK, ITERATOR, KEY,
+    arg, block_option, callback, items, keyword, option, Access, Acl, ArgDoc, Arity, Command,
+    CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
 };
 use crate::info::CUCKOO;
 
@@ -13,14 +13,25 @@ use crate::info::CUCKOO;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"cuckoo",
+    since: Since::RedisBloom(c"1.0.0"),
     counters: &CUCKOO,
 };
 
+/// As RedisBloom documents them (CF.INSERTNX too): the CAPACITY group untokened, its keyword
+/// inside.
 const INSERT_ARGS: &[ArgDoc] = &[
     KEY,
-    option(c"capacity", Kind::Integer, c"CAPACITY"),
+    ArgDoc {
+        optional: true,
+        sub: &[
+            keyword(c"capacity", c"CAPACITY"),
+            arg(c"capacity", Kind::Integer),
+        ],
+        ..arg(c"capacity", Kind::Block)
+    },
     option(c"nocreate", Kind::Flag, c"NOCREATE"),
-    ITEMS_BLOCK,
+    ITEMS_KEYWORD,
+    items(c"item"),
 ];
 
 /// The family's commands, in COMMAND DOCS order.
@@ -40,12 +51,25 @@ pub static RESERVE: Command = Command {
     args: &[
         KEY,
         arg(c"capacity", Kind::Integer),
-        option(c"bucketsize", Kind::Integer, c"BUCKETSIZE"),
-        option(c"maxiterations", Kind::Integer, c"MAXITERATIONS"),
-        option(c"expansion", Kind::Integer, c"EXPANSION"),
+        block_option(
+            c"bucketsize",
+            c"BUCKETSIZE",
+            &[arg(c"bucketsize", Kind::Integer)],
+        ),
+        block_option(
+            c"maxiterations",
+            c"MAXITERATIONS",
+            &[arg(c"maxiterations", Kind::Integer)],
+        ),
+        block_option(
+            c"expansion",
+            c"EXPANSION",
+            &[arg(c"expansion", Kind::Integer)],
+        ),
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -59,6 +83,7 @@ pub static ADD: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADDNX: Command = Command {
@@ -72,6 +97,7 @@ pub static ADDNX: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INSERT: Command = Command {
@@ -85,6 +111,7 @@ pub static INSERT: Command = Command {
     args: INSERT_ARGS,
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INSERTNX: Command = Command {
@@ -98,6 +125,7 @@ pub static INSERTNX: Command = Command {
     args: INSERT_ARGS,
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static EXISTS: Command = Command {
@@ -111,6 +139,7 @@ pub static EXISTS: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MEXISTS: Command = Command {
@@ -124,6 +153,7 @@ pub static MEXISTS: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static COUNT: Command = Command {
@@ -137,6 +167,7 @@ pub static COUNT: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static DEL: Command = Command {
@@ -150,6 +181,7 @@ pub static DEL: Command = Command {
     args: &[KEY, ITEM],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static COMPACT: Command = Command {
@@ -166,6 +198,8 @@ pub static COMPACT: Command = Command {
     // changes no answer. Its key spec (RW) still refuses it on read-only keys (`%R~`).
     acl: Acl::Read,
     family: &FAMILY,
+    // RedisBloom documents no CF.COMPACT; 2.2.0 brought it.
+    docs: Docs::since(Since::RedisBloom(c"2.2.0")),
 };
 
 pub static SCANDUMP: Command = Command {
@@ -179,6 +213,7 @@ pub static SCANDUMP: Command = Command {
     args: &[KEY, ITERATOR],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };
 
 pub static LOADCHUNK: Command = Command {
@@ -192,6 +227,7 @@ pub static LOADCHUNK: Command = Command {
     args: &[KEY, ITERATOR, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -205,6 +241,7 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };
 
 pub static DEBUG: Command = Command {
@@ -218,4 +255,5 @@ pub static DEBUG: Command = Command {
     args: &[KEY],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };

@@ -9,12 +9,14 @@ use crate::commands::merge_keys::merge_callback;
 use crate::commands::row::{
     arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
 };
+use crate::commands::row::{keyword, Docs, Since};
 use crate::info::CMS;
 
 /// The CMS commands' ACL category (on servers with module categories, 7.2+) and INFO
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"cms",
+    since: Since::RedisBloom(c"2.0.0"),
     counters: &CMS,
 };
 
@@ -36,6 +38,7 @@ pub static INITBYDIM: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INITBYPROB: Command = Command {
@@ -53,6 +56,7 @@ pub static INITBYPROB: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INCRBY: Command = Command {
@@ -73,6 +77,7 @@ pub static INCRBY: Command = Command {
     ],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static QUERY: Command = Command {
@@ -86,6 +91,7 @@ pub static QUERY: Command = Command {
     args: &[KEY, items(c"item")],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 /// CMS.MERGE answers the server's requests for its keys' positions (`getkeys-api`, see
@@ -99,24 +105,28 @@ pub static MERGE: Command = Command {
     arity: Arity::AtLeast(4),
     access: Access::MergeInto,
     args: &[
-        arg(c"destination", Kind::Key),
-        arg(c"numkeys", Kind::Integer),
+        // RedisBloom's names and types (a weight documented as a double).
+        KEY,
+        arg(c"numKeys", Kind::Integer),
         ArgDoc {
             multiple: true,
             ..arg(c"source", Kind::Key)
         },
         ArgDoc {
-            token: Some(c"WEIGHTS"),
             optional: true,
-            sub: &[ArgDoc {
-                multiple: true,
-                ..arg(c"weight", Kind::Integer)
-            }],
+            sub: &[
+                keyword(c"weights", c"WEIGHTS"),
+                ArgDoc {
+                    multiple: true,
+                    ..arg(c"weight", Kind::Double)
+                },
+            ],
             ..arg(c"weights", Kind::Block)
         },
     ],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -130,4 +140,5 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };

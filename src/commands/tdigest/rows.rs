@@ -5,7 +5,8 @@
 
 use super::{query, write};
 use crate::commands::row::{
-    arg, callback, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
+    arg, callback, keyword, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Docs, Kind,
+    Since, KEY,
 };
 use crate::info::TDIGEST;
 
@@ -13,6 +14,7 @@ use crate::info::TDIGEST;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"tdigest",
+    since: Since::RedisBloom(c"2.4.0"),
     counters: &TDIGEST,
 };
 
@@ -25,11 +27,22 @@ const fn multiple(name: &'static std::ffi::CStr, kind: Kind) -> ArgDoc {
 
 const VALUES: ArgDoc = multiple(c"value", Kind::Double);
 
+/// `[COMPRESSION compression]` as RedisBloom documents it: an untokened group, its keyword
+/// inside.
+const COMPRESSION: ArgDoc = ArgDoc {
+    optional: true,
+    sub: &[
+        keyword(c"compression_token", c"COMPRESSION"),
+        arg(c"compression", Kind::Integer),
+    ],
+    ..arg(c"compression_block", Kind::Block)
+};
+
 const MERGE_ARGS: &[ArgDoc] = &[
-    KEY,
+    arg(c"destination-key", Kind::Key),
     arg(c"numkeys", Kind::Integer),
-    multiple(c"source", Kind::Key),
-    option(c"compression", Kind::Integer, c"COMPRESSION"),
+    multiple(c"source-key", Kind::Key),
+    COMPRESSION,
     option(c"override", Kind::Flag, c"OVERRIDE"),
 ];
 
@@ -59,9 +72,10 @@ pub static CREATE: Command = Command {
     complexity: c"O(1)",
     arity: Arity::Between(2, 4),
     access: Access::Insert,
-    args: &[KEY, option(c"compression", Kind::Integer, c"COMPRESSION")],
+    args: &[KEY, COMPRESSION],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static RESET: Command = Command {
@@ -75,6 +89,7 @@ pub static RESET: Command = Command {
     args: &[KEY],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -88,6 +103,7 @@ pub static ADD: Command = Command {
     args: &[KEY, VALUES],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MERGE: Command = Command {
@@ -101,6 +117,7 @@ pub static MERGE: Command = Command {
     args: MERGE_ARGS,
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MIN: Command = Command {
@@ -114,6 +131,7 @@ pub static MIN: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static MAX: Command = Command {
@@ -127,6 +145,7 @@ pub static MAX: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static QUANTILE: Command = Command {
@@ -140,6 +159,7 @@ pub static QUANTILE: Command = Command {
     args: &[KEY, multiple(c"quantile", Kind::Double)],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static CDF: Command = Command {
@@ -153,6 +173,7 @@ pub static CDF: Command = Command {
     args: &[KEY, VALUES],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static RANK: Command = Command {
@@ -166,6 +187,7 @@ pub static RANK: Command = Command {
     args: &[KEY, VALUES],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static REVRANK: Command = Command {
@@ -179,6 +201,7 @@ pub static REVRANK: Command = Command {
     args: &[KEY, VALUES],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static BYRANK: Command = Command {
@@ -189,9 +212,10 @@ pub static BYRANK: Command = Command {
     complexity: c"O(N·C), N ranks, capacity C",
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
-    args: &[KEY, multiple(c"rank", Kind::Integer)],
+    args: &[KEY, multiple(c"rank", Kind::Double)],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static BYREVRANK: Command = Command {
@@ -202,9 +226,10 @@ pub static BYREVRANK: Command = Command {
     complexity: c"O(N·C), N ranks, capacity C",
     arity: Arity::AtLeast(3),
     access: Access::ReadData,
-    args: &[KEY, multiple(c"reverse_rank", Kind::Integer)],
+    args: &[KEY, multiple(c"reverse_rank", Kind::Double)],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static TRIMMED_MEAN: Command = Command {
@@ -222,6 +247,7 @@ pub static TRIMMED_MEAN: Command = Command {
     ],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -235,4 +261,5 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::DONT_CACHE,
 };

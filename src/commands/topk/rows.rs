@@ -3,7 +3,8 @@
 
 use super::{add, read, reserve};
 use crate::commands::row::{
-    arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
+    arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Docs, History, Kind,
+    Since, KEY,
 };
 use crate::info::TOPK;
 
@@ -11,13 +12,14 @@ use crate::info::TOPK;
 /// counters.
 static FAMILY: CommandFamily = CommandFamily {
     acl: c"topk",
+    since: Since::RedisBloom(c"2.0.0"),
     counters: &TOPK,
 };
 
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[&RESERVE, &ADD, &INCRBY, &QUERY, &COUNT, &LIST, &INFO];
 
-const ITEMS: ArgDoc = items(c"items");
+const ITEMS: ArgDoc = items(c"item");
 
 pub static RESERVE: Command = Command {
     name: c"topk.reserve",
@@ -42,6 +44,7 @@ pub static RESERVE: Command = Command {
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static ADD: Command = Command {
@@ -55,6 +58,7 @@ pub static ADD: Command = Command {
     args: &[KEY, ITEMS],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INCRBY: Command = Command {
@@ -70,11 +74,12 @@ pub static INCRBY: Command = Command {
         ArgDoc {
             multiple: true,
             sub: &[arg(c"item", Kind::Text), arg(c"increment", Kind::Integer)],
-            ..arg(c"items", Kind::Block)
+            ..arg(c"item_increment", Kind::Block)
         },
     ],
     acl: Acl::Write,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static QUERY: Command = Command {
@@ -88,6 +93,7 @@ pub static QUERY: Command = Command {
     args: &[KEY, ITEMS],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static COUNT: Command = Command {
@@ -101,6 +107,13 @@ pub static COUNT: Command = Command {
     args: &[KEY, ITEMS],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs {
+        history: &[History {
+            version: c"2.4.0",
+            change: c"Deprecated: its estimate is not how many times the item was added",
+        }],
+        ..Docs::PLAIN
+    },
 };
 
 pub static LIST: Command = Command {
@@ -117,6 +130,7 @@ pub static LIST: Command = Command {
     ],
     acl: Acl::Read,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };
 
 pub static INFO: Command = Command {
@@ -130,4 +144,5 @@ pub static INFO: Command = Command {
     args: &[KEY],
     acl: Acl::ReadFast,
     family: &FAMILY,
+    docs: Docs::PLAIN,
 };

@@ -488,6 +488,42 @@ fn size_limit_on_create() {
     expect_int(&mut c, &["EXISTS", "k"], 0);
 }
 
+/// The figure the size-limit error names is the filter's BF.INFO `Size`: RedisBloom 8's
+/// flow test `test_issue178` reads 1,132,420,232 bytes for 300 million items at 1e-6.
+#[test]
+fn size_limit_names_redisbloom_s_size() {
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.new-filter-format", "redisbloom"],
+    );
+    let text = expect_err_prefix(
+        &mut c,
+        &["BF.RESERVE", "k", "0.000001", "300000000"],
+        "ERR filter would need ",
+    );
+    assert_eq!(size_limit_numbers(&text), (1_132_420_232, 536_870_912));
+    // A filter within the limit: the same formula gives its Size.
+    expect_ok(&mut c, &["BF.RESERVE", "small", "0.000001", "3000"]);
+    let size = as_int(&info_value(&mut c, "small", "Size"));
+    expect_ok(
+        &mut c,
+        &[
+            "CONFIG",
+            "SET",
+            "bf.max-filter-bytes",
+            &(size - 1).to_string(),
+        ],
+    );
+    let text = expect_err_prefix(
+        &mut c,
+        &["BF.RESERVE", "again", "0.000001", "3000"],
+        "ERR filter would need ",
+    );
+    assert_eq!(size_limit_numbers(&text).0, size as u64);
+}
+
 #[test]
 fn size_limit_on_new_layer() {
     let s = Server::start();

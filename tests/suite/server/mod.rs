@@ -1,5 +1,6 @@
 //! The server's side rather than one family's: both families' ACL categories (`acl`),
 //! RedisBloom 8's config names as configs and load arguments (`redisbloom8_configs`), the
+//! COMMAND DOCS and command tips against RedisBloom's (`command_docs`), the
 //! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
 //! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
@@ -14,6 +15,7 @@
 mod acl;
 mod aof_restore;
 mod cluster;
+mod command_docs;
 mod durability;
 mod info;
 mod name_clash;

@@ -2,7 +2,8 @@
 //! on Redis 7.4.1, rsbloom creating RedisBloom's formats on the same binary: a fixed-seed
 //! run in which every divergence must be one `docs/differences.txt` lists, for the filters
 //! and for the sketches (Count-Min Sketch, Top-K, t-digest). And the list
-//! against the page `docs/differences.md`, both ways.
+//! against the page `docs/differences.md`, both ways, and its `flow:`
+//! lines (RedisBloom's flow tests each difference fails).
 //! `make fuzz-diff` runs longer, with other seeds or another RedisBloom.
 
 use rsbloom_test_support as common;
@@ -80,6 +81,32 @@ fn the_differences_page_and_the_list_are_the_same() {
             rule.line
         );
     }
+}
+
+#[test]
+fn the_list_names_redisbloom_flow_tests_by_rule() {
+    let rules = Rules::load();
+    let rule = |test: &str| rules.flow_rule(test).map(|r| r.id.as_str());
+    assert_eq!(
+        rule("test_docs_help.py:testCommandDocsAndHelp.test_command_docs_bf_add"),
+        Some("command-docs-words")
+    );
+    assert_eq!(
+        rule("test_acl.py:testACL.test_acl_json_commands"),
+        Some("bloom-category-own-commands")
+    );
+    assert_eq!(rule("test_acl.py:testACL.test_acl_category"), None);
+    // Every named test is a flow test name; anything else is refused.
+    assert!(rules.rules.iter().flat_map(|r| &r.flow).count() > 10);
+    for bad in ["test_acl.py testACL", "test_acl:testACL.x", "test_acl.py:"] {
+        let text = format!("id: x\ncommands: *\nreadme: r\nflow: {bad}\n");
+        assert!(Rules::parse(&text).is_err(), "{bad:?} parsed");
+    }
+    let text = "id: x\ncommands: *\nreadme: r\nflow: a.py:B.c d.py:e_*\n";
+    assert_eq!(
+        Rules::parse(text).expect("parses").rules[0].flow,
+        ["a.py:B.c", "d.py:e_*"]
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 mod acl;
 mod hostile_restore;
+mod memory;
 mod persistence;
 mod redisbloom_load;
 mod redisbloom_replay;

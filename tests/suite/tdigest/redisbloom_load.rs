@@ -2,7 +2,8 @@
 //! RESTORE of `NAME.dump.bin`, by a server started on RedisBloom's `all.rdb` and by one
 //! replaying its `all.base.aof`: TYPE, INFO as RedisBloom's RESTORE gives it, every query the
 //! transcript asked of the final digest answered byte for byte (on Redis 7.4.1, the server
-//! of the recording, whose double texts they are), MEMORY USAGE as recorded, and DUMP giving
+//! of the recording, whose double texts they are), INFO and MEMORY USAGE with RedisBloom
+//! 8.6+'s memory figure (the recorded one and 72, rule `tdigest-memory-usage`), and DUMP giving
 //! back RedisBloom's body (but for one-observation digests, which are saved with their value
 //! here).
 
@@ -10,6 +11,7 @@ use rsbloom_test_support as common;
 
 use common::files::{self, escape, unescape};
 use common::raw_resp::{bulk_payload, RawConn};
+use common::tdigest_memory;
 use common::Server;
 use serde_json::Value;
 
@@ -71,7 +73,8 @@ fn info_of_dump(name: &str) -> Vec<u8> {
         ("Unmerged weight", n("unmerged_weight")),
         ("Observations", n("merged_weight") + n("unmerged_weight")),
         ("Total compressions", n("total_compressions")),
-        ("Memory usage", 8 + 16 * n("cap")),
+        // RedisBloom 8.6+'s figure (rule tdigest-memory-usage).
+        ("Memory usage", 80 + 16 * n("cap")),
     ];
     let mut out = b"*18\r\n".to_vec();
     for (k, v) in fields {
@@ -121,11 +124,11 @@ fn check_key(con: &mut RawConn, name: &str, how: &str) -> usize {
             "{name} ({how}): DUMP"
         );
     }
-    // MEMORY USAGE: RedisBloom's figure for the value (8 + 16 · capacity) and the same
-    // server's overhead for the key, so the recorded number.
+    // MEMORY USAGE: RedisBloom 8.6+'s figure for the value (80 + 16 · capacity) and the same
+    // server's overhead for the key, so the recorded number (2.8.2's) and 72.
     let info: Value =
         serde_json::from_str(&files::read(SET, &format!("{name}.info.json"))).expect("json");
-    let usage = info["memory_usage"].as_i64().expect("memory_usage");
+    let usage = info["memory_usage"].as_i64().expect("memory_usage") + tdigest_memory::ADDED_BYTES;
     let got = con.send(&[b"MEMORY".as_slice(), b"USAGE", key]);
     assert_eq!(
         escape(&got),

@@ -30,6 +30,7 @@ pub mod raw_resp;
 pub mod rdb;
 pub mod redisbloom;
 pub mod redisbloom_model;
+pub mod tdigest_memory;
 pub mod vectors;
 
 use std::fs;

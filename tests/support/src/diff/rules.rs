@@ -13,6 +13,8 @@
 //! rb: :0                             and on rsbloom's reply as `resp::render` shows them
 //! rs: -WRONGTYPE*                    (`*` any run, `%` any run without a space, `?` one
 //!                                    character; missing: `*`)
+//! flow: test_acl.py:testACL.test_x   RedisBloom's flow tests this difference fails, as
+//!                                    RLTest's `-t` names them (`*` any run)
 //! ```
 //!
 //! Every `args:` line starts a new case; a rule matches when the command is one of its
@@ -64,6 +66,8 @@ pub struct Rule {
     pub commands: Vec<String>,
     pub readme: String,
     pub cases: Vec<Case>,
+    /// RedisBloom's flow tests that fail for this difference, `file.py:Class.test` globs.
+    pub flow: Vec<String>,
     /// The line of the file the rule starts on.
     pub line: usize,
 }
@@ -125,6 +129,7 @@ impl Rules {
                     commands: Vec::new(),
                     readme: String::new(),
                     cases: Vec::new(),
+                    flow: Vec::new(),
                     line,
                 });
                 continue;
@@ -148,6 +153,16 @@ impl Rules {
                         .collect()
                 }
                 "readme" => rule.readme = value,
+                "flow" => {
+                    for test in value.split_whitespace() {
+                        if !is_flow_test(test) {
+                            return Err(format!(
+                                "line {line}: `{test}` is not a flow test `file.py:Class.test`"
+                            ));
+                        }
+                        rule.flow.push(test.to_string());
+                    }
+                }
                 "args" => rule.cases.push(Case {
                     args: value.to_ascii_uppercase(),
                     rb: "*".into(),
@@ -204,6 +219,28 @@ impl Rules {
 
     pub fn get(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// The rule that names this flow test (`file.py:Class.test`) in a `flow:` line.
+    pub fn flow_rule(&self, test: &str) -> Option<&Rule> {
+        self.rules
+            .iter()
+            .find(|r| r.flow.iter().any(|pattern| glob(pattern, test)))
+    }
+}
+
+/// `file.py:Class.test` (or `file.py:test`), globs allowed.
+fn is_flow_test(name: &str) -> bool {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*')
+    };
+    match name.split_once(':') {
+        Some((file, test)) => {
+            file.strip_suffix(".py").is_some_and(word) && test.split('.').all(word)
+        }
+        None => false,
     }
 }
 

@@ -1,0 +1,398 @@
+//! COMMAND DOCS and the tips of COMMAND INFO as RedisBloom gives them, for every one of its
+//! commands: `since`, `history` versions, and each argument's name, type, token, flags,
+//! key-spec index and sub-arguments, in order; the `dont_cache` tip of RedisBloom 8.10 on the
+//! reads whose replies clients must not cache. The table holds what RedisBloom 8.8 registers
+//! (8.10 for BF.DEBUG and CF.DEBUG, which 8.8 leaves undocumented; CF.COMPACT, which no
+//! release documents, with the version that introduced it). Summaries and complexities are
+//! rsbloom's own words (rule `command-docs-words` of docs/differences.txt), so they are only
+//! checked to be there. rsbloom's own commands (BF.IMPORT, BF.EXPORT, CBF.*, APBF.*) give
+//! rsbloom's version as `since`.
+
+use rsbloom_test_support as common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use redis::Value;
+
+/// `(command, since, tips, history versions, arguments)`. An argument is written
+/// `name:type`, then `#i` (its key-spec index), `=TOKEN`, `?` (optional), `*` (multiple),
+/// `+` (multiple_token), then its sub-arguments in parentheses.
+#[allow(clippy::type_complexity)]
+const REDISBLOOM: &[(&str, &str, &[&str], &[&str], &str)] = &[
+    (
+        "bf.reserve",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 error_rate:double capacity:integer \
+         expansion:block=EXPANSION?(expansion:integer) nonscaling:pure-token=NONSCALING?",
+    ),
+    ("bf.add", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("bf.madd", "1.0.0", &[], &[], "key:key#0 item:string*"),
+    (
+        "bf.insert",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 capacity:block=CAPACITY?(capacity:integer) error:block=ERROR?(error:double) \
+         expansion:block=EXPANSION?(expansion:integer) nocreate:pure-token=NOCREATE? \
+         nonscaling:pure-token=NONSCALING? items:pure-token=ITEMS item:string*",
+    ),
+    ("bf.exists", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("bf.mexists", "1.0.0", &[], &[], "key:key#0 item:string*"),
+    ("bf.card", "2.4.4", &[], &[], "key:key#0"),
+    (
+        "bf.info",
+        "1.0.0",
+        &["dont_cache"],
+        &[],
+        // RedisBloom names the first choice `capcaity` (rule `command-docs-words`).
+        "key:key#0 single_value:oneof?(capacity:pure-token=CAPACITY SIZE:pure-token=SIZE \
+         FILTERS:pure-token=FILTERS ITEMS:pure-token=ITEMS EXPANSION:pure-token=EXPANSION)",
+    ),
+    ("bf.debug", "1.0.0", &["dont_cache"], &[], "key:key#0"),
+    (
+        "bf.scandump",
+        "1.0.0",
+        &["dont_cache"],
+        &[],
+        "key:key#0 iterator:integer",
+    ),
+    (
+        "bf.loadchunk",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 iterator:integer data:string",
+    ),
+    (
+        "cf.reserve",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 capacity:integer bucketsize:block=BUCKETSIZE?(bucketsize:integer) \
+         maxiterations:block=MAXITERATIONS?(maxiterations:integer) \
+         expansion:block=EXPANSION?(expansion:integer)",
+    ),
+    ("cf.add", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("cf.addnx", "1.0.0", &[], &[], "key:key#0 item:string"),
+    (
+        "cf.insert",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
+         nocreate:pure-token=NOCREATE? items:pure-token=ITEMS item:string*",
+    ),
+    (
+        "cf.insertnx",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
+         nocreate:pure-token=NOCREATE? items:pure-token=ITEMS item:string*",
+    ),
+    ("cf.exists", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("cf.mexists", "1.0.0", &[], &[], "key:key#0 item:string*"),
+    ("cf.count", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("cf.del", "1.0.0", &[], &[], "key:key#0 item:string"),
+    ("cf.compact", "2.2.0", &[], &[], "key:key#0"),
+    (
+        "cf.scandump",
+        "1.0.0",
+        &["dont_cache"],
+        &[],
+        "key:key#0 iterator:integer",
+    ),
+    (
+        "cf.loadchunk",
+        "1.0.0",
+        &[],
+        &[],
+        "key:key#0 iterator:integer data:string",
+    ),
+    ("cf.info", "1.0.0", &["dont_cache"], &[], "key:key#0"),
+    ("cf.debug", "1.0.0", &["dont_cache"], &[], "key:key#0"),
+    (
+        "cms.initbydim",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 width:integer depth:integer",
+    ),
+    (
+        "cms.initbyprob",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 error:double probability:double",
+    ),
+    (
+        "cms.incrby",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 items:block*(item:string increment:integer)",
+    ),
+    ("cms.query", "2.0.0", &[], &[], "key:key#0 item:string*"),
+    (
+        "cms.merge",
+        "2.0.0",
+        &[],
+        &[],
+        // The sources document their own key spec here (rule `cms-merge-keys`); RedisBloom
+        // declares none for them and gives them index 0.
+        "key:key#0 numKeys:integer source:key#1* \
+         weights:block?(weights:pure-token=WEIGHTS weight:double*)",
+    ),
+    ("cms.info", "2.0.0", &["dont_cache"], &[], "key:key#0"),
+    (
+        "topk.reserve",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 topk:integer params:block?(width:integer depth:integer decay:double)",
+    ),
+    ("topk.add", "2.0.0", &[], &[], "key:key#0 item:string*"),
+    (
+        "topk.incrby",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 item_increment:block*(item:string increment:integer)",
+    ),
+    ("topk.query", "2.0.0", &[], &[], "key:key#0 item:string*"),
+    (
+        "topk.count",
+        "2.0.0",
+        &[],
+        &["2.4.0"],
+        "key:key#0 item:string*",
+    ),
+    (
+        "topk.list",
+        "2.0.0",
+        &[],
+        &[],
+        "key:key#0 withcount:pure-token=WITHCOUNT?",
+    ),
+    ("topk.info", "2.0.0", &[], &[], "key:key#0"),
+    (
+        "tdigest.create",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 \
+         compression_block:block?(compression_token:pure-token=COMPRESSION compression:integer)",
+    ),
+    ("tdigest.reset", "2.4.0", &[], &[], "key:key#0"),
+    ("tdigest.add", "2.4.0", &[], &[], "key:key#0 value:double*"),
+    (
+        "tdigest.merge",
+        "2.4.0",
+        &[],
+        &[],
+        "destination-key:key#0 numkeys:integer source-key:key#1* \
+         compression_block:block?(compression_token:pure-token=COMPRESSION compression:integer) \
+         override:pure-token=OVERRIDE?",
+    ),
+    ("tdigest.min", "2.4.0", &[], &[], "key:key#0"),
+    ("tdigest.max", "2.4.0", &[], &[], "key:key#0"),
+    (
+        "tdigest.quantile",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 quantile:double*",
+    ),
+    ("tdigest.cdf", "2.4.0", &[], &[], "key:key#0 value:double*"),
+    ("tdigest.rank", "2.4.0", &[], &[], "key:key#0 value:double*"),
+    (
+        "tdigest.revrank",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 value:double*",
+    ),
+    (
+        "tdigest.byrank",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 rank:double*",
+    ),
+    (
+        "tdigest.byrevrank",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 reverse_rank:double*",
+    ),
+    (
+        "tdigest.trimmed_mean",
+        "2.4.0",
+        &[],
+        &[],
+        "key:key#0 low_cut_quantile:double high_cut_quantile:double",
+    ),
+    ("tdigest.info", "2.4.0", &["dont_cache"], &[], "key:key#0"),
+];
+
+fn array(v: &Value) -> &[Value] {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        other => panic!("expected an array, got {other:?}"),
+    }
+}
+
+/// A RESP2 flat `name, value, ...` array (or a RESP3 map) as pairs.
+fn pairs(v: &Value) -> Vec<(String, Value)> {
+    match v {
+        Value::Map(m) => m.iter().map(|(k, v)| (as_text(k), v.clone())).collect(),
+        _ => {
+            let a = array(v);
+            assert_eq!(a.len() % 2, 0, "odd name/value array: {a:?}");
+            a.chunks(2)
+                .map(|p| (as_text(&p[0]), p[1].clone()))
+                .collect()
+        }
+    }
+}
+
+fn field(v: &Value, name: &str) -> Option<Value> {
+    pairs(v).into_iter().find(|(n, _)| n == name).map(|p| p.1)
+}
+
+/// The arguments of COMMAND DOCS in the table's notation.
+fn render(args: &[Value]) -> String {
+    let mut out = Vec::new();
+    for a in args {
+        let text = |name: &str| field(a, name).map(|v| as_text(&v));
+        let mut s = format!(
+            "{}:{}",
+            text("name").expect("an argument's name"),
+            text("type").expect("an argument's type")
+        );
+        if let Some(Value::Int(i)) = field(a, "key_spec_index") {
+            s += &format!("#{i}");
+        }
+        if let Some(token) = text("token") {
+            s += &format!("={token}");
+        }
+        if let Some(flags) = field(a, "flags") {
+            let flags: BTreeSet<String> = array(&flags).iter().map(as_text).collect();
+            for (flag, mark) in [
+                ("optional", "?"),
+                ("multiple", "*"),
+                ("multiple_token", "+"),
+            ] {
+                if flags.contains(flag) {
+                    s += mark;
+                }
+            }
+        }
+        if let Some(sub) = field(a, "arguments") {
+            s += &format!("({})", render(array(&sub)));
+        }
+        out.push(s);
+    }
+    out.join(" ")
+}
+
+/// The tips of COMMAND INFO (its 8th field).
+fn tips(c: &mut redis::Connection, name: &str) -> Vec<String> {
+    let reply = raw(c, &["COMMAND", "INFO", name]);
+    let info = array(&array(&reply)[0]);
+    array(&info[7]).iter().map(as_text).collect()
+}
+
+/// One command's COMMAND DOCS entry.
+fn docs(c: &mut redis::Connection, name: &str) -> Value {
+    let reply = raw(c, &["COMMAND", "DOCS", name]);
+    let entries = pairs(&reply);
+    assert_eq!(entries.len(), 1, "{name}: COMMAND DOCS {reply:?}");
+    assert_eq!(entries[0].0, name);
+    entries[0].1.clone()
+}
+
+#[test]
+fn command_docs_of_redisbloom_commands_are_redisbloom_s() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let mut wrong = Vec::new();
+    for &(name, since, want_tips, history, args) in REDISBLOOM {
+        let doc = docs(&mut c, name);
+        let text = |key: &str| field(&doc, key).map(|v| as_text(&v));
+        if text("since").as_deref() != Some(since) {
+            wrong.push(format!("{name}: since {:?}, not {since}", text("since")));
+        }
+        for key in ["summary", "complexity"] {
+            if text(key).is_none_or(|t| t.trim().is_empty()) {
+                wrong.push(format!("{name}: no {key}"));
+            }
+        }
+        let got_history: Vec<String> = field(&doc, "history")
+            .map(|h| {
+                array(&h)
+                    .iter()
+                    .map(|entry| {
+                        let entry = array(entry);
+                        assert_eq!(entry.len(), 2, "{name}: history entry {entry:?}");
+                        assert!(!as_text(&entry[1]).is_empty(), "{name}: empty history");
+                        as_text(&entry[0])
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if got_history != history {
+            wrong.push(format!("{name}: history {got_history:?}, not {history:?}"));
+        }
+        let got = render(array(&field(&doc, "arguments").expect("arguments")));
+        let want = args.split_whitespace().collect::<Vec<_>>().join(" ");
+        if got != want {
+            wrong.push(format!("{name}: arguments\n  got  {got}\n  want {want}"));
+        }
+        let got_tips = tips(&mut c, name);
+        if got_tips != want_tips {
+            wrong.push(format!("{name}: tips {got_tips:?}, not {want_tips:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn rsbloom_s_own_commands_give_rsbloom_s_version_and_no_tips() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let module: BTreeSet<String> = array(&raw(
+        &mut c,
+        &["COMMAND", "LIST", "FILTERBY", "MODULE", "bf"],
+    ))
+    .iter()
+    .map(as_text)
+    .collect();
+    let redisbloom: BTreeSet<String> = REDISBLOOM.iter().map(|r| r.0.to_string()).collect();
+    assert!(
+        redisbloom.is_subset(&module),
+        "missing: {:?}",
+        redisbloom.difference(&module)
+    );
+    let own: Vec<&String> = module.difference(&redisbloom).collect();
+    // BF.IMPORT, BF.EXPORT and the counting and sliding-window families.
+    assert!(own.len() >= 2 + 13 + 9, "rsbloom's own commands: {own:?}");
+    for name in own {
+        assert!(
+            name.starts_with("cbf.") || name.starts_with("apbf.") || name.starts_with("bf."),
+            "{name}: neither RedisBloom's nor rsbloom's"
+        );
+        let doc = docs(&mut c, name);
+        assert_eq!(
+            field(&doc, "since").map(|v| as_text(&v)).as_deref(),
+            Some(env!("CARGO_PKG_VERSION")),
+            "{name}: since"
+        );
+        assert!(field(&doc, "history").is_none(), "{name}: history");
+        assert_eq!(tips(&mut c, name), Vec::<String>::new(), "{name}: tips");
+    }
+}
