@@ -119,7 +119,7 @@ fn merge_replaces_the_destination() {
     let memory = info_field(&mut c, "bf_tdigest", "bf_tdigest_memory_bytes");
     assert_eq!(
         memory,
-        Some((2 * (8 + 16 * 70)).to_string()),
+        Some((2 * (80 + 16 * 70)).to_string()),
         "memory of src and dst"
     );
     assert_eq!(

@@ -16,7 +16,7 @@ fn info_memory(c: &mut Connection, key: &str) -> i64 {
     };
     let at = items
         .iter()
-        .position(|v| as_text(v) == "Memory usage")
+        .position(|v| matches!(v, Value::SimpleString(s) if s == "Memory usage"))
         .unwrap_or_else(|| panic!("no Memory usage in {reply:?}"));
     as_int(&items[at + 1])
 }
