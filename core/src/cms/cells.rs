@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
+use crate::memory::fallible;
 
 /// Bytes per counter, as `CELL_SIZE` gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -138,31 +139,31 @@ macro_rules! with_cells {
 pub(crate) use with_cells;
 
 impl Cells {
-    /// `len` zero counters of `size`.
-    pub fn zeroed(size: CellSize, len: usize) -> Cells {
-        match size {
-            CellSize::One => Cells::One(vec![0; len]),
-            CellSize::Two => Cells::Two(vec![0; len]),
-            CellSize::Four => Cells::Four(vec![0; len]),
-            CellSize::Eight => Cells::Eight(vec![0; len]),
-        }
+    /// `len` zero counters of `size` (an allocation the machine refuses is an error).
+    pub fn zeroed(size: CellSize, len: usize) -> Result<Cells> {
+        Ok(match size {
+            CellSize::One => Cells::One(fallible::zeroed(len)?),
+            CellSize::Two => Cells::Two(fallible::zeroed(len)?),
+            CellSize::Four => Cells::Four(fallible::zeroed(len)?),
+            CellSize::Eight => Cells::Eight(fallible::zeroed(len)?),
+        })
     }
 
     /// The counters of `bytes`, little-endian cells of `size` (the caller has checked that
-    /// the length is a whole number of them).
-    pub fn from_le_bytes(size: CellSize, bytes: &[u8]) -> Cells {
-        fn read<T: Cell>(bytes: &[u8]) -> Vec<T> {
-            bytes
-                .chunks_exact(T::SIZE.bytes() as usize)
-                .map(T::from_le)
-                .collect()
+    /// the length is a whole number of them; an allocation refused is an error).
+    pub fn from_le_bytes(size: CellSize, bytes: &[u8]) -> Result<Cells> {
+        fn read<T: Cell>(bytes: &[u8]) -> Result<Vec<T>> {
+            let size = T::SIZE.bytes() as usize;
+            let mut cells = fallible::with_capacity(bytes.len() / size)?;
+            cells.extend(bytes.chunks_exact(size).map(T::from_le));
+            Ok(cells)
         }
-        match size {
-            CellSize::One => Cells::One(bytes.to_vec()),
-            CellSize::Two => Cells::Two(read(bytes)),
-            CellSize::Four => Cells::Four(read(bytes)),
-            CellSize::Eight => Cells::Eight(read(bytes)),
-        }
+        Ok(match size {
+            CellSize::One => Cells::One(fallible::copied(bytes)?),
+            CellSize::Two => Cells::Two(read(bytes)?),
+            CellSize::Four => Cells::Four(read(bytes)?),
+            CellSize::Eight => Cells::Eight(read(bytes)?),
+        })
     }
 
     pub fn size(&self) -> CellSize {

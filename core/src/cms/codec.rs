@@ -100,7 +100,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
         // Checked before the counters are copied out of the string.
         checked(width, depth, cell, limit)?;
         found = Some(cell);
-        counters = Some(Cells::from_le_bytes(cell, bytes));
+        counters = Some(Cells::from_le_bytes(cell, bytes)?);
         Ok(())
     })?;
     let (Some(cell), Some(counters)) = (found, counters) else {
@@ -145,7 +145,7 @@ fn read_cells(src: &mut dyn FieldSource, cell: CellSize, width: u64, depth: u64)
                 cell.bytes()
             )));
         }
-        counters = Some(Cells::from_le_bytes(cell, bytes));
+        counters = Some(Cells::from_le_bytes(cell, bytes)?);
         Ok(())
     })?;
     let counters = counters.ok_or_else(|| bad_data("no counters"))?;

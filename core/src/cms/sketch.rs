@@ -107,7 +107,7 @@ impl CountMinSketch {
             width,
             depth,
             count: 0,
-            cells: Cells::zeroed(cell, (width * depth) as usize),
+            cells: Cells::zeroed(cell, (width * depth) as usize)?,
         })
     }
 

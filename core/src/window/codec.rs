@@ -83,14 +83,14 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 /// Reads and validates a parameter block, then makes the empty filter it describes.
 fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
     let (meta, generations) = parse_meta(src, limit)?;
-    Ok(build(meta, &generations))
+    build(meta, &generations)
 }
 
 /// The filter a validated parameter block describes, its words zero.
-fn build(meta: WindowMeta, generations: &[Generation]) -> WindowFilter {
-    let mut filter = WindowFilter::empty(meta);
+fn build(meta: WindowMeta, generations: &[Generation]) -> Result<WindowFilter> {
+    let mut filter = WindowFilter::empty(meta)?;
     filter.generations_mut().copy_from_slice(generations);
-    filter
+    Ok(filter)
 }
 
 /// Reads and validates a parameter block (nothing of the filter's size allocated).
@@ -156,7 +156,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Windo
                 bytes.len()
             )));
         }
-        let mut filter = build(meta, &generations);
+        let mut filter = build(meta, &generations)?;
         filter.write_chunk(0, bytes)?;
         loaded = Some(filter);
         Ok(())

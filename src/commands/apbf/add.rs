@@ -24,7 +24,7 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
         Some(f) => (f, false),
         None if create => {
             let (error_rate, capacity) = config::apbf_defaults();
-            let limit = config::max_filter_bytes();
+            let limit = call.size_limit();
             let new = WindowFilter::new(
                 rsbloom_core::window::Window::Count,
                 error_rate,

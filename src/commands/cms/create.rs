@@ -16,7 +16,6 @@ use crate::commands::grammar::{double, integer, is};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// CMS.INITBYDIM key width depth [CELL_SIZE n]
 pub fn initbydim(call: &Call) -> Result<Reply> {
@@ -62,7 +61,7 @@ fn create(call: &Call, dims: impl Fn(&[Arg]) -> Result<(u64, u64)>) -> Result<Re
     let (width, depth) = dims(call.args)?;
     check_product(width, depth)?;
     let cell = cell_size(&call.args[4..])?;
-    let sketch = CountMinSketch::with_cell_size(width, depth, cell, config::max_filter_bytes())?;
+    let sketch = CountMinSketch::with_cell_size(width, depth, cell, call.size_limit())?;
     key.store(sketch)?;
     let (w, d, c) = (
         width.to_string(),
