@@ -19,7 +19,9 @@ use super::recorded_dump;
 
 /// The fields of a DUMP of rsbloom's (version 0, the cell size after the counters unless 4):
 /// width, depth, total, the counter bytes, the cell size.
-fn dump_fields(dump: &[u8]) -> (u64, u64, u64, Vec<u8>, u64) {
+type Fields = (u64, u64, u64, Vec<u8>, u64);
+
+fn dump_fields(dump: &[u8]) -> Fields {
     let mut c = common::rdb::Cursor::new(dump);
     let id = u64::from_be_bytes(dump[2..10].try_into().unwrap());
     c.module_head(id, 0).expect("module head");
@@ -42,7 +44,7 @@ fn dump_fields(dump: &[u8]) -> (u64, u64, u64, Vec<u8>, u64) {
 }
 
 /// A sketch of `cell`-byte counters made by commands: its DUMP and its fields.
-fn made(con: &mut Connection, key: &str, cell: u64) -> (Vec<u8>, (u64, u64, u64, Vec<u8>, u64)) {
+fn made(con: &mut Connection, key: &str, cell: u64) -> (Vec<u8>, Fields) {
     let n = cell.to_string();
     expect_ok(con, &["CMS.INITBYDIM", key, "40", "3", "CELL_SIZE", &n]);
     raw(

@@ -205,6 +205,8 @@ fn redisbloom_loads_rsbloom_dumps_and_rdb() {
 /// rsbloom's sketches of 1-, 2- or 8-byte counters (version 0, the cell size after the
 /// counters) are refused by RedisBloom 2.8.2 without harm: `ERR Bad data format`, no key,
 /// the server serving; those of 4 bytes, made with `CELL_SIZE 4` or without, load there.
+/// An RDB file holding one is refused whole: Redis does not start on it (what
+/// docs/commands/cms.md tells before going back to RedisBloom).
 #[test]
 fn redisbloom_refuses_other_cell_sizes_cleanly() {
     let redis74 = Installed::get("redis-7.4");
@@ -254,4 +256,21 @@ fn redisbloom_refuses_other_cell_sizes_cleanly() {
         assert_eq!(theirs.send(&[b"PING".as_slice()]), b"+PONG\r\n");
     }
     redisbloom.assert_alive();
+
+    assert_eq!(con.send(&[b"SAVE".as_slice()]), b"+OK\r\n");
+    let rdb = std::fs::read(ours.dir().join("dump.rdb")).expect("rsbloom's dump.rdb");
+    let started =
+        Server::try_start_prepared(ServerOpts::default().on(&redis74).redisbloom(), |dir| {
+            std::fs::write(dir.join("dump.rdb"), &rdb).expect("dump.rdb");
+        });
+    match started {
+        Ok(server) => panic!(
+            "RedisBloom started on an RDB holding 1-, 2- and 8-byte sketches; log:\n{}",
+            server.log_text()
+        ),
+        Err(log) => assert!(
+            log.contains("not terminated by the proper module value EOF marker"),
+            "RedisBloom refused the RDB for another reason:\n{log}"
+        ),
+    }
 }

@@ -530,8 +530,10 @@ impl Fuzzer {
                 Reply::Bulk(p) if p.len() > 10 => p[..p.len() - 10].to_vec(),
                 _ => r.to_vec(),
             };
-            Some((body(&rb) != body(&rs))
-                .then(|| (format!("DUMP {ty}"), resp::render(&rb), resp::render(&rs))))
+            Some(
+                (body(&rb) != body(&rs))
+                    .then(|| (format!("DUMP {ty}"), resp::render(&rb), resp::render(&rs))),
+            )
         };
         // A Count-Min Sketch's DUMP body (its counters and total) before its CMS.INFO, which
         // differs by RedisBloom 8.12's fourth pair (a listed rule) whatever the sketch holds.
