@@ -112,7 +112,8 @@ pub enum Error {
     /// A LOADCHUNK data chunk that does not fit the filter.
     CfCannotLoadChunk,
 
-    // Count-Min Sketch (CMS.*), RedisBloom 8's texts, none with an error code.
+    // Count-Min Sketch (CMS.*), RedisBloom 8's texts (8.12's for cell sizes and
+    // decrements), none with an error code.
     /// CMS.INITBYDIM / CMS.INITBYPROB on a key that exists, of any type.
     CmsKeyExists,
     /// A CMS command other than the two creates on a missing key (a MERGE source too).
@@ -129,12 +130,20 @@ pub enum Error {
     CmsInvalidOverestimation,
     /// CMS.INITBYPROB's probability not a number strictly between 0 and 1.
     CmsInvalidProb,
+    /// CMS.INITBYDIM / CMS.INITBYPROB with a fifth argument other than `CELL_SIZE`.
+    CmsUnknownArgument,
+    /// `CELL_SIZE` not followed by 1, 2, 4 or 8.
+    CmsInvalidCellSize,
     /// CMS.INCRBY's increment not an integer.
     CmsCannotParseNumber,
-    /// CMS.INCRBY's increment below 0.
-    CmsNegativeNumber,
-    /// An element of CMS.INCRBY's reply: the item's count is saturated.
+    /// CMS.INCRBY's increment -2^63, whose magnitude no count holds.
+    CmsInvalidIncrement,
+    /// An element of CMS.INCRBY's reply: the increment would take one of the item's
+    /// counters past its cell's maximum, or the total past 2^63 - 1; nothing changed.
     CmsIncrByOverflow,
+    /// An element of CMS.INCRBY's reply: the decrement is more than one of the item's
+    /// counters (or the total) holds; nothing changed.
+    CmsIncrByUnderflow,
     /// CMS.MERGE's numkeys not an integer.
     CmsInvalidNumkeys,
     /// CMS.MERGE's numkeys 0 or below.
@@ -147,6 +156,8 @@ pub enum Error {
     CmsInvalidWeight,
     /// A CMS.MERGE source of other dimensions than the destination.
     CmsDimensionMismatch,
+    /// A CMS.MERGE source of another cell size than the destination.
+    CmsCellSizeMismatch,
     /// A CMS.MERGE whose weighted sums leave a counter's or the total's range.
     CmsMergeOverflow,
     // Top-K (TOPK.*), RedisBloom 8's texts.
@@ -317,15 +328,20 @@ impl fmt::Display for Error {
             }
             Error::CmsInvalidOverestimation => f.write_str("CMS: invalid overestimation value"),
             Error::CmsInvalidProb => f.write_str("CMS: invalid prob value"),
+            Error::CmsUnknownArgument => f.write_str("CMS: unknown argument"),
+            Error::CmsInvalidCellSize => f.write_str("CMS: CELL_SIZE must be 1, 2, 4 or 8"),
             Error::CmsCannotParseNumber => f.write_str("CMS: Cannot parse number"),
-            Error::CmsNegativeNumber => f.write_str("CMS: Number cannot be negative"),
+            Error::CmsInvalidIncrement => f.write_str("CMS: invalid increment"),
             Error::CmsIncrByOverflow => f.write_str("CMS: INCRBY overflow"),
+            Error::CmsIncrByUnderflow => f.write_str("CMS: INCRBY underflow"),
             Error::CmsInvalidNumkeys => f.write_str("CMS: invalid numkeys"),
             Error::CmsNumkeysNotPositive => f.write_str("CMS: Number of keys must be positive"),
             Error::CmsWrongNumberOfKeys => f.write_str("CMS: wrong number of keys"),
             Error::CmsWrongNumberOfKeysWeights => f.write_str("CMS: wrong number of keys/weights"),
             Error::CmsInvalidWeight => f.write_str("CMS: invalid weight value"),
             Error::CmsDimensionMismatch => f.write_str("CMS: width/depth is not equal"),
+            // As RedisBloom PR 1063 describes 8.12's refusal; not read from a running 8.12.
+            Error::CmsCellSizeMismatch => f.write_str("CMS: cell size is not equal"),
             Error::CmsMergeOverflow => f.write_str("CMS: MERGE overflow"),
             // Top-K: RedisBloom 8's texts, without an error code. The increment's text has
             // 28 spaces inside (a line continuation in RedisBloom's C literal), kept.

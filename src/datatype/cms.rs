@@ -1,6 +1,7 @@
-//! The Count-Min Sketch type, `CMSk-TYPE`: RedisBloom's name and encoding version 0, so its
-//! RDB files, DUMP payloads and AOFs load here and go back to RedisBloom. The AOF rewrite
-//! writes `RESTORE key 0 <DUMP>` per key, as RedisBloom's does.
+//! The Count-Min Sketch type, `CMSk-TYPE`: RedisBloom's name, registered at encoding version
+//! 0 so that sketches of 4-byte counters go back to every RedisBloom byte for byte; RedisBloom
+//! 8.12's version 1 loads too (see `rsbloom_core::cms::codec` for why rsbloom does not write
+//! it). The AOF rewrite writes `RESTORE key 0 <DUMP>` per key, as RedisBloom's does.
 
 use redis_module::native_types::RedisType;
 use rsbloom_core::cms::codec;

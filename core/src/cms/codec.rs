@@ -1,41 +1,65 @@
-//! RedisBloom's RDB value of a `CMSk-TYPE` sketch, encoding version 0, written back byte
-//! for byte: `width`, `depth`, the 64-bit total (unsigned fields), then the counters as one
-//! string of `width · depth` little-endian 32-bit integers, row after row.
+//! The RDB value of a `CMSk-TYPE` sketch (what a DUMP payload holds), in the encodings
+//! RedisBloom writes and one of rsbloom's:
 //!
-//! RedisBloom checks none of it (a width or depth of 2^62 or 0, or a short counter string,
-//! crash its server on the next command). Here the dimensions are checked against each
-//! other and against the size limit before anything is allocated, and the counter string
-//! must hold exactly the counters they announce.
+//! - version 0, RedisBloom 2.x to 8.10 (4-byte counters): `width`, `depth`, the 64-bit total
+//!   (unsigned fields), then the counters as one string of `width · depth` little-endian
+//!   32-bit integers, row after row;
+//! - version 1, RedisBloom 8.12 (every cell size): `width`, `depth`, the total,
+//!   `cell_size`, then the counters as one string of `width · depth` little-endian cells of
+//!   `cell_size` bytes, row after row;
+//! - version 0 followed by the cell size, rsbloom's sketches of 1-, 2- or 8-byte cells:
+//!   `width`, `depth`, the total, the string of `width · depth · cell_size` bytes, then
+//!   `cell_size`.
+//!
+//! Why the third: Redis writes the encoding version a type was registered with into every
+//! value (the low 10 bits of the module id before it), so a module cannot choose one per
+//! value. `CMSk-TYPE` stays registered at version 0, and every sketch of 4-byte counters is
+//! version 0 byte for byte, which every RedisBloom loads. The other sizes must then be told
+//! apart inside version 0: their counter string is not `4 · width · depth` bytes long, and
+//! the field after it makes every RedisBloom refuse the value cleanly (2.x reads the four
+//! fields of version 0 and Redis then finds a field where the value's end marker should be;
+//! 8.12 reading version 0 checks the string's length). Redis hands `rdb_load` the version
+//! the value was written with whatever the type was registered with, so RedisBloom 8.12's
+//! version 1 loads here.
+//!
+//! RedisBloom before 8.6 checks none of it (a width or depth of 2^62 or 0, or a short
+//! counter string, crash its server on the next command). Here the dimensions are checked
+//! against each other and against the size limit before anything is allocated, the counter
+//! string must hold exactly the counters they announce, an 8-byte cell and a version-1 total
+//! must be at most 2^63 - 1 (RedisBloom 8.12's rule: no command makes more).
 
+use super::cells::{CellSize, Cells};
 use super::sketch::{check_dims, CountMinSketch};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource};
-use crate::memory::fallible;
 
 /// RedisBloom's type name for Count-Min Sketches (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "CMSk-TYPE";
-/// The encoding version RedisBloom 2.x and 8.x write; the only one there is.
+/// The encoding version the type is registered with, so every value is written with it
+/// (see the module's documentation).
 pub const ENCODING_VERSION: i32 = 0;
+/// RedisBloom 8.12's encoding, with the cell size before the counters; loaded, not written.
+pub const ENCODING_VERSION_CELL_SIZE: i32 = 1;
 
-/// Writes the RDB value.
+/// Writes the RDB value (version 0; other cell sizes than 4 with their size after it).
 pub fn save(sketch: &CountMinSketch, out: &mut dyn FieldSink) {
     out.put_u64(sketch.width());
     out.put_u64(sketch.depth());
     out.put_u64(sketch.count());
-    let mut bytes = Vec::with_capacity(sketch.counters().len() * 4);
-    for c in sketch.counters() {
-        bytes.extend_from_slice(&c.to_le_bytes());
+    out.put_bytes(&sketch.cells().le_bytes());
+    let cell = sketch.cell_size();
+    if cell != CellSize::DEFAULT {
+        out.put_u64(cell.bytes());
     }
-    out.put_bytes(&bytes);
 }
 
 /// Reads an RDB value of encoding `version`; the dimensions are checked, and the memory
 /// they need against `limit`, before the counter string is read.
 pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<CountMinSketch> {
-    if version != ENCODING_VERSION {
+    if version != ENCODING_VERSION && version != ENCODING_VERSION_CELL_SIZE {
         return Err(bad_data(format!(
             "RedisBloom Count-Min Sketch encoding version {version} is not supported (only \
-             {ENCODING_VERSION})"
+             {ENCODING_VERSION} and {ENCODING_VERSION_CELL_SIZE})"
         )));
     }
     let width = src.get_u64()?;
@@ -46,31 +70,95 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
             "sketch of width {width} and depth {depth}"
         )));
     }
-    match check_dims(width, depth, limit) {
-        Ok(_) => {}
-        Err(e @ Error::TooLarge { .. }) => return Err(e),
-        Err(_) => {
-            return Err(bad_data(format!(
-                "sketch of width {width} and depth {depth} is too large"
-            )))
+    let cells = width.checked_mul(depth);
+    if version == ENCODING_VERSION_CELL_SIZE {
+        let cell = src.get_u64()?;
+        let cell =
+            CellSize::from_bytes(cell).ok_or_else(|| bad_data(format!("cell size {cell}")))?;
+        checked(width, depth, cell, limit)?;
+        if count > i64::MAX as u64 {
+            return Err(bad_data(format!("total {count} past 2^63 - 1")));
         }
+        let counters = read_cells(src, cell, width, depth)?;
+        return Ok(CountMinSketch::from_parts(width, depth, count, counters));
     }
-    let cells = width * depth;
-    let mut counters = Vec::new();
+    // Version 0: the counter string's length says the cell size (4 bytes, or one of
+    // rsbloom's, whose size follows the string). The smallest must fit before it is read.
+    checked(width, depth, CellSize::One, limit)?;
+    let mut found = None;
+    let mut counters = None;
     src.with_bytes(&mut |bytes| {
-        if bytes.len() as u64 != cells * 4 {
-            return Err(bad_data(format!(
-                "{} counter bytes for a sketch of {width} x {depth}",
-                bytes.len()
-            )));
-        }
-        counters = fallible::with_capacity(bytes.len() / 4)?;
-        counters.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
+        let len = bytes.len() as u64;
+        let cell = CellSize::ALL
+            .into_iter()
+            .find(|c| cells.and_then(|n| n.checked_mul(c.bytes())) == Some(len))
+            .ok_or_else(|| {
+                bad_data(format!(
+                    "{len} counter bytes for a sketch of {width} x {depth}"
+                ))
+            })?;
+        // Checked before the counters are copied out of the string.
+        checked(width, depth, cell, limit)?;
+        found = Some(cell);
+        counters = Some(Cells::from_le_bytes(cell, bytes)?);
         Ok(())
     })?;
+    let (Some(cell), Some(counters)) = (found, counters) else {
+        return Err(bad_data("no counters"));
+    };
+    if cell != CellSize::DEFAULT {
+        let stored = src.get_u64()?;
+        if stored != cell.bytes() {
+            return Err(bad_data(format!(
+                "cell size {stored} for {} counter bytes",
+                counters.len() as u64 * cell.bytes()
+            )));
+        }
+        if count > i64::MAX as u64 {
+            return Err(bad_data(format!("total {count} past 2^63 - 1")));
+        }
+    }
+    check_cells(&counters)?;
     Ok(CountMinSketch::from_parts(width, depth, count, counters))
+}
+
+/// [`check_dims`] for a loaded value: the limit's error as it is, others as bad data.
+fn checked(width: u64, depth: u64, cell: CellSize, limit: u64) -> Result<()> {
+    match check_dims(width, depth, cell, limit) {
+        Ok(_) => Ok(()),
+        Err(e @ Error::TooLarge { .. }) => Err(e),
+        Err(_) => Err(bad_data(format!(
+            "sketch of width {width} and depth {depth} is too large"
+        ))),
+    }
+}
+
+/// The counter string of a sketch whose dimensions and cell size are known and checked.
+fn read_cells(src: &mut dyn FieldSource, cell: CellSize, width: u64, depth: u64) -> Result<Cells> {
+    let want = width * depth * cell.bytes();
+    let mut counters = None;
+    src.with_bytes(&mut |bytes| {
+        if bytes.len() as u64 != want {
+            return Err(bad_data(format!(
+                "{} counter bytes for a sketch of {width} x {depth} of {}-byte cells",
+                bytes.len(),
+                cell.bytes()
+            )));
+        }
+        counters = Some(Cells::from_le_bytes(cell, bytes)?);
+        Ok(())
+    })?;
+    let counters = counters.ok_or_else(|| bad_data("no counters"))?;
+    check_cells(&counters)?;
+    Ok(counters)
+}
+
+/// 8-byte cells hold at most 2^63 - 1 (the others cannot pass their maximum).
+fn check_cells(cells: &Cells) -> Result<()> {
+    if let Cells::Eight(v) = cells {
+        if let Some(c) = v.iter().find(|&&c| c > i64::MAX as u64) {
+            return Err(bad_data(format!("an 8-byte counter of {c}")));
+        }
+    }
+    Ok(())
 }

@@ -1,15 +1,20 @@
 //! The Count-Min Sketch family, RedisBloom's `CMSk-TYPE` byte for byte: `depth` rows of
-//! `width` 32-bit counters, row `i` indexed by the 32-bit MurmurHash2 of the item with seed
-//! `i`, counters that saturate at 2^32 - 1 and a 64-bit total that wraps. A sketch built by
-//! the same commands holds the same counters and formats as RedisBloom's.
+//! `width` counters of 1, 2, 4 (the default) or 8 bytes, row `i` indexed by the 32-bit
+//! MurmurHash2 of the item with seed `i`; increments and decrements that would take a
+//! counter out of its cell's range, or the total past 2^63 - 1, are refused and change
+//! nothing (RedisBloom 8.12). A sketch built by the same commands holds the same counters
+//! and formats as RedisBloom's.
 //!
+//! - [`cells`]: the counters at each cell size
 //! - [`sketch`]: the sketch: dimensions (given or from error and probability), increments,
 //!   queries, weighted merges, memory accounting
 //! - [`codec`]: the RDB value (what a DUMP payload holds), validated before allocating
 
+pub mod cells;
 pub mod codec;
 pub mod sketch;
 
+pub use cells::CellSize;
 pub use sketch::{dims_from_prob, CountMinSketch, Source};
 
 #[cfg(test)]

@@ -1,26 +1,42 @@
-//! Property tests: random increments never give an estimate below the true count (unless
-//! saturated), merges equal the weighted sums, and random or mutated RDB values never make
-//! the decoder panic (via the [test kit](crate::testkit::cms)).
+//! Property tests, at every cell size: random increments and decrements keep every estimate
+//! at or above the true count and the total exact, refused ones change nothing; merges equal
+//! the weighted sums; random or mutated RDB values (both encodings) never make the decoder
+//! panic (via the [test kit](crate::testkit::cms)).
 
 use std::collections::HashMap;
 
 use super::codec;
-use super::{CountMinSketch, Source};
+use super::{CellSize, CountMinSketch, Source};
 use crate::fields::Reader;
 use crate::testkit::cms::{self as harness, LIMIT};
 use crate::testkit::{self, replay_regressions, survive, Mutation, Rng};
 
 const NO_LIMIT: u64 = u64::MAX;
 
+fn random_cell(rng: &mut Rng) -> CellSize {
+    CellSize::ALL[rng.index(4)]
+}
+
 fn random_sketch(rng: &mut Rng) -> CountMinSketch {
     let width = 1 + rng.below(200);
     let depth = 1 + rng.below(8);
-    let mut s = CountMinSketch::new(width, depth, NO_LIMIT).unwrap();
+    let cell = random_cell(rng);
+    let mut s = CountMinSketch::with_cell_size(width, depth, cell, NO_LIMIT).unwrap();
     for _ in 0..rng.below(300) {
         let item = rng.below(100).to_le_bytes();
-        let _ = s.incr_by(&item, rng.below(1000));
+        let _ = s.incr_by(&item, rng.below(1000) as i64);
     }
     s
+}
+
+/// The item's counter in each row, found apart from the sketch's own code.
+fn item_counters(s: &CountMinSketch, item: &[u8]) -> Vec<u64> {
+    (0..s.depth())
+        .map(|row| {
+            let column = crate::hash::murmur2::murmur2(item, row as u32) as u64 % s.width();
+            s.cells().get((row * s.width() + column) as usize)
+        })
+        .collect()
 }
 
 #[test]
@@ -29,30 +45,112 @@ fn estimates_never_fall_below_true_counts() {
     for _ in 0..300 {
         let width = 1 + rng.below(64);
         let depth = 1 + rng.below(6);
-        let mut s = CountMinSketch::new(width, depth, NO_LIMIT).unwrap();
+        let cell = random_cell(&mut rng);
+        let max = cell.max();
+        let mut s = CountMinSketch::with_cell_size(width, depth, cell, NO_LIMIT).unwrap();
         let mut truth: HashMap<Vec<u8>, u64> = HashMap::new();
         let big = rng.below(4) == 0;
         for _ in 0..rng.below(500) {
             let len = rng.index(6);
             let item = rng.bytes(len);
-            let incr = if big {
-                rng.below(1 << 31)
+            let amount = if big {
+                rng.below(max.min(1 << 40) / 2 + 1)
             } else {
                 rng.below(50)
             };
-            let t = truth.entry(item.clone()).or_default();
-            *t += incr;
-            match s.incr_by(&item, incr) {
-                Ok(est) => assert!(est >= *t, "estimate {est} below {t}"),
-                Err(_) => assert_eq!(s.query(&item), u32::MAX as u64),
+            let t = truth.get(&item).copied().unwrap_or(0);
+            // Now and then a decrement of part of what was added, which always fits.
+            let value = match rng.below(3) {
+                0 if t > 0 => -(rng.below(t + 1) as i64),
+                _ => amount as i64,
+            };
+            let before = s.clone();
+            match s.incr_by(&item, value) {
+                Ok(est) => {
+                    let t = truth.entry(item.clone()).or_default();
+                    *t = t.checked_add_signed(value).unwrap();
+                    assert!(est >= *t, "estimate {est} below {t}");
+                    assert_eq!(est, s.query(&item));
+                }
+                Err(e) => {
+                    assert!(value > 0, "taking back {value} of {t} refused");
+                    assert_eq!(e, crate::error::Error::CmsIncrByOverflow);
+                    assert_eq!(s, before, "a refused increment changed the sketch");
+                    // Refused only where a counter (or the total) lacks room.
+                    let fullest = item_counters(&s, &item).into_iter().max().unwrap();
+                    assert!(
+                        value as u64 > max - fullest || s.count() + value as u64 > i64::MAX as u64,
+                        "refused {value} with room"
+                    );
+                }
             }
         }
         for (item, &t) in &truth {
             let est = s.query(item);
-            assert!(est >= t.min(u32::MAX as u64), "query {est} below {t}");
+            assert!(est >= t, "query {est} below {t}");
         }
         assert_eq!(s.count(), truth.values().sum::<u64>());
+        // Everything taken back leaves an empty sketch.
+        for (item, &t) in &truth {
+            s.incr_by(item, -(t as i64)).unwrap();
+        }
+        assert!(s.cells().values().iter().all(|&c| c == 0));
+        assert_eq!(s.count(), 0);
     }
+}
+
+/// Any change, however large or negative: refused, it changes nothing; made, its inverse is
+/// made too and gives the sketch back exactly. A decrement of more than an item's true
+/// count goes through where every counter of the item holds it (collisions), as in 8.12.
+#[test]
+fn changes_are_all_or_nothing_and_undo_exactly() {
+    let mut rng = Rng::new(0xC0A5_0005);
+    let (mut made, mut refused) = (0, 0);
+    for _ in 0..300 {
+        let mut s = random_sketch(&mut rng);
+        let max = s.cell_size().max();
+        for _ in 0..200 {
+            let item = rng.below(120).to_le_bytes();
+            let magnitude = match rng.below(3) {
+                0 => rng.below(20),
+                1 => rng.below(max.min(1 << 40) + 2),
+                _ => rng.next_u64() >> 1,
+            };
+            let value = if rng.below(2) == 0 {
+                magnitude as i64
+            } else {
+                -(magnitude as i64)
+            };
+            let before = s.clone();
+            let estimate = s.query(&item);
+            match s.incr_by(&item, value) {
+                Ok(est) => {
+                    made += 1;
+                    assert_eq!(est as i128, estimate as i128 + value as i128);
+                    assert_eq!(s.count() as i128, before.count() as i128 + value as i128);
+                    let mut undone = s.clone();
+                    assert_eq!(undone.incr_by(&item, -value), Ok(estimate));
+                    assert_eq!(undone, before, "{value} then {} differ", -value);
+                }
+                Err(_) => {
+                    refused += 1;
+                    assert_eq!(s, before, "a refused {value} changed the sketch");
+                    let counters = item_counters(&s, &item);
+                    let fits = if value >= 0 {
+                        counters.iter().all(|&c| magnitude <= max - c)
+                            && magnitude <= i64::MAX as u64 - s.count()
+                    } else {
+                        counters.iter().all(|&c| magnitude <= c) && magnitude <= s.count()
+                    };
+                    assert!(!fits, "{value} refused although it fits");
+                }
+            }
+        }
+    }
+    assert!(
+        made > 10_000 && refused > 10_000,
+        "{made} made, {refused} refused"
+    );
 }
 
 #[test]
@@ -63,9 +161,9 @@ fn merges_equal_weighted_sums() {
         let (w, d) = (a.width(), a.depth());
         let mut others = Vec::new();
         for _ in 0..1 + rng.index(3) {
-            let mut o = CountMinSketch::new(w, d, NO_LIMIT).unwrap();
+            let mut o = CountMinSketch::with_cell_size(w, d, a.cell_size(), NO_LIMIT).unwrap();
             for _ in 0..rng.below(200) {
-                let _ = o.incr_by(&rng.below(50).to_le_bytes(), rng.below(1000));
+                let _ = o.incr_by(&rng.below(50).to_le_bytes(), rng.below(1000) as i64);
             }
             others.push((o, rng.below(7) as i64 - 2));
         }
@@ -77,13 +175,13 @@ fn merges_equal_weighted_sums() {
         // The expected sums in 128 bits.
         let mut fits = true;
         let mut expect = Vec::new();
-        for i in 0..a.counters().len() {
-            let mut sum = a.counters()[i] as i128 * self_weight as i128;
+        for i in 0..a.cells().len() {
+            let mut sum = a.cells().get(i) as i128 * self_weight as i128;
             for (o, w) in &others {
-                sum += o.counters()[i] as i128 * *w as i128;
+                sum += o.cells().get(i) as i128 * *w as i128;
             }
-            fits &= (0..=u32::MAX as i128).contains(&sum);
-            expect.push(sum as u32);
+            fits &= (0..=a.cell_size().max() as i128).contains(&sum);
+            expect.push(sum as u64);
         }
         let total: i128 = a.count() as i128 * self_weight as i128
             + others
@@ -93,7 +191,7 @@ fn merges_equal_weighted_sums() {
         fits &= total >= 0;
         if fits {
             result.unwrap();
-            assert_eq!(dest.counters(), &expect[..]);
+            assert_eq!(dest.cells().values(), expect);
             assert_eq!(dest.count() as i128, total);
         } else {
             assert!(result.is_err());
@@ -122,20 +220,25 @@ const BOUNDARY: &[u64] = &[
 #[test]
 fn mutated_rdb_values_never_panic() {
     let mut rng = Rng::new(0xC0A5_0003);
-    let mut accepted = 0;
+    let mut accepted = [0u32; 2];
     let how = Mutation {
-        keep: 0,
+        keep: 1,
         words: BOUNDARY,
         word_span: 32,
     };
     for _ in 0..20_000 {
         let sketch = random_sketch(&mut Rng::new(rng.next_u64()));
-        let input = testkit::mutate(&mut rng, &harness::encode_value(&sketch), how);
+        let version = rng.index(2) as i32;
+        let input = testkit::mutate(&mut rng, &harness::encode_value(&sketch, version), how);
         survive(&input, harness::value);
-        accepted += codec::load(&mut Reader(&input), codec::ENCODING_VERSION, LIMIT).is_ok() as u32;
+        let loaded = codec::load(&mut Reader(&input[1..]), version, LIMIT).is_ok();
+        accepted[version as usize] += loaded as u32;
     }
-    // Flipped counter bytes stay valid, so some mutants must be accepted.
-    assert!(accepted > 1000, "only {accepted} mutants accepted");
+    // Flipped counter bytes stay valid, so some mutants must be accepted in each version.
+    assert!(
+        accepted.iter().all(|&n| n > 500),
+        "only {accepted:?} mutants accepted"
+    );
 }
 
 #[test]

@@ -1,39 +1,45 @@
 //! One Count-Min Sketch: its dimensions, counters and total, and everything the CMS.*
-//! commands do to it. RedisBloom's arithmetic exactly: a counter takes an increment cut to
-//! 32 bits and is set to 2^32 - 1 when the sum comes out below the whole increment; the
-//! total adds the whole 64-bit increment and wraps; a merge writes `Σ weight · source` after
-//! checking every sum first.
+//! commands do to it, with RedisBloom 8.12's arithmetic: an increment (or, negative, a
+//! decrement) is applied to an item's counter in every row only if every one of them stays
+//! within `0..=max` of the cell size and the total within `0..=2^63 - 1`; otherwise nothing
+//! changes and the item's answer is `CMS: INCRBY overflow` / `underflow`. A merge writes
+//! `Σ weight · source` after checking every sum first.
 
+use super::cells::{with_cells, Cell, CellSize, Cells};
 use crate::error::{check_limit, Error, Result};
 use crate::hash::murmur2::murmur2;
-use crate::memory::fallible::zeroed;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// The bytes `MEMORY USAGE` counts for a sketch besides its counters: RedisBloom's struct
-/// (width, depth, counters pointer, total), which rsbloom's matches in size.
+/// before 8.12 (width, depth, counters pointer, total).
 pub const STRUCT_BYTES: u64 = 32;
-/// A saturated counter; an item whose estimate is this is reported as overflowed.
-pub const SATURATED: u32 = u32::MAX;
 
-/// The memory a `width` x `depth` sketch takes (struct and 4-byte counters), `None` when it
-/// cannot be counted in 64 bits.
-pub fn memory_for(width: u64, depth: u64) -> Option<u64> {
+/// The memory a `width` x `depth` sketch of `cell`-byte counters takes (struct and
+/// counters), `None` when it cannot be counted in 64 bits.
+pub fn memory_for(width: u64, depth: u64, cell: CellSize) -> Option<u64> {
     width
         .checked_mul(depth)?
-        .checked_mul(4)?
+        .checked_mul(cell.bytes())?
         .checked_add(STRUCT_BYTES)
 }
 
-/// Checks dimensions as RedisBloom 8 does, then against `limit` (`bf.max-filter-bytes`):
-/// both at least 1 (`CMS: invalid init arguments`, as for a product over 2^63 - 1), counters
-/// addressable (`CMS: Insufficient memory to create the key`), the memory within the limit
-/// ([`Error::TooLarge`]). Nothing is allocated before this passes.
-pub fn check_dims(width: u64, depth: u64, limit: u64) -> Result<u64> {
+/// Both dimensions at least 1 and their product within 2^63 - 1, else RedisBloom 8's
+/// `CMS: invalid init arguments`. Checked before `CELL_SIZE` is read.
+pub fn check_product(width: u64, depth: u64) -> Result<()> {
     if width == 0 || depth == 0 || width > i64::MAX as u64 / depth {
         return Err(Error::CmsInvalidInit);
     }
-    let needed = memory_for(width, depth).ok_or(Error::CmsInsufficientMemory)?;
-    if width * depth > usize::MAX as u64 / 4 {
+    Ok(())
+}
+
+/// Checks dimensions as RedisBloom 8.12 does, then against `limit` (`bf.max-filter-bytes`):
+/// [`check_product`], the counters addressable (`CMS: Insufficient memory to create the
+/// key`), the memory within the limit ([`Error::TooLarge`]). Nothing is allocated before
+/// this passes.
+pub fn check_dims(width: u64, depth: u64, cell: CellSize, limit: u64) -> Result<u64> {
+    check_product(width, depth)?;
+    let needed = memory_for(width, depth, cell).ok_or(Error::CmsInsufficientMemory)?;
+    if width * depth > usize::MAX as u64 / cell.bytes() {
         return Err(Error::CmsInsufficientMemory);
     }
     check_limit(needed, limit)?;
@@ -75,33 +81,45 @@ pub enum Source<'a> {
 pub struct CountMinSketch {
     width: u64,
     depth: u64,
-    /// The total of all increments, wrapping at 2^64 (CMS.INFO prints it signed).
+    /// The total of all increments: at most 2^63 - 1 by any command (CMS.INFO prints it
+    /// signed); a sketch RedisBloom before 8.12 let wrap may hold more.
     count: u64,
     /// Row after row, `width` counters each.
-    counters: Vec<u32>,
+    cells: Cells,
 }
 
 impl CountMinSketch {
-    /// An empty sketch; the dimensions are checked first ([`check_dims`]).
+    /// An empty sketch of 4-byte counters; the dimensions are checked first
+    /// ([`check_dims`]).
     pub fn new(width: u64, depth: u64, limit: u64) -> Result<CountMinSketch> {
-        check_dims(width, depth, limit)?;
+        Self::with_cell_size(width, depth, CellSize::DEFAULT, limit)
+    }
+
+    /// An empty sketch of `cell`-byte counters; the dimensions are checked first.
+    pub fn with_cell_size(
+        width: u64,
+        depth: u64,
+        cell: CellSize,
+        limit: u64,
+    ) -> Result<CountMinSketch> {
+        check_dims(width, depth, cell, limit)?;
         Ok(CountMinSketch {
             width,
             depth,
             count: 0,
-            counters: zeroed((width * depth) as usize)?,
+            cells: Cells::zeroed(cell, (width * depth) as usize)?,
         })
     }
 
     /// A sketch from its persisted parts, which the caller has checked ([`check_dims`] and
     /// the counters' length).
-    pub(crate) fn from_parts(width: u64, depth: u64, count: u64, counters: Vec<u32>) -> Self {
-        debug_assert_eq!(counters.len() as u64, width * depth);
+    pub(crate) fn from_parts(width: u64, depth: u64, count: u64, cells: Cells) -> Self {
+        debug_assert_eq!(cells.len() as u64, width * depth);
         CountMinSketch {
             width,
             depth,
             count,
-            counters,
+            cells,
         }
     }
 
@@ -115,101 +133,68 @@ impl CountMinSketch {
     pub fn count(&self) -> u64 {
         self.count
     }
+    pub fn cell_size(&self) -> CellSize {
+        self.cells.size()
+    }
     /// The counters, row after row.
-    pub fn counters(&self) -> &[u32] {
-        &self.counters
+    pub fn cells(&self) -> &Cells {
+        &self.cells
     }
 
     /// Moves the counters' heap block where `mover` says (active defragmentation).
     pub fn relocate(&mut self, mover: &mut dyn Relocate) {
-        relocate_vec(&mut self.counters, mover);
+        with_cells!(&mut self.cells, v => relocate_vec(v, mover))
     }
 
     /// What the sketch takes in memory, the figure `MEMORY USAGE` reports.
     pub fn memory_bytes(&self) -> u64 {
-        STRUCT_BYTES + 4 * self.counters.len() as u64
+        STRUCT_BYTES + self.cell_size().bytes() * self.cells.len() as u64
     }
 
-    /// The counter of `item` in row `row`.
-    #[inline]
-    fn cell(&self, item: &[u8], row: u64) -> usize {
-        let hash = murmur2(item, row as u32);
-        // The same remainder as RedisBloom's 64-bit one, by a 32-bit division where the
-        // width allows (every width under the default limit).
-        let column = match u32::try_from(self.width) {
-            Ok(width) => (hash % width) as u64,
-            Err(_) => hash as u64 % self.width,
-        };
-        (column + row * self.width) as usize
-    }
-
-    /// Adds `value` to `item`'s counter in every row and to the total; returns the item's
-    /// estimate after it, or [`Error::CmsIncrByOverflow`] when that estimate is saturated
-    /// (the counters are updated all the same, as RedisBloom does).
-    pub fn incr_by(&mut self, item: &[u8], value: u64) -> Result<u64> {
-        let mut min = u32::MAX;
-        for row in 0..self.depth {
-            let at = self.cell(item, row);
-            let c = &mut self.counters[at];
-            *c = c.wrapping_add(value as u32);
-            if (*c as u64) < value {
-                *c = SATURATED;
+    /// Adds `value` (a decrement when negative) to `item`'s counter in every row and to the
+    /// total, and returns the item's estimate after it; or, when a counter would leave its
+    /// cell's range or the total `0..=2^63 - 1`, changes nothing and returns
+    /// [`Error::CmsIncrByOverflow`] / [`Error::CmsIncrByUnderflow`].
+    pub fn incr_by(&mut self, item: &[u8], value: i64) -> Result<u64> {
+        let (width, depth) = (self.width, self.depth);
+        let magnitude = value.unsigned_abs();
+        if value >= 0 {
+            // The total is a reply's signed integer: capped like a cell. A total past it
+            // (loaded from a RedisBloom that let it wrap) takes no increment.
+            if magnitude > (i64::MAX as u64).saturating_sub(self.count) {
+                return Err(Error::CmsIncrByOverflow);
             }
-            min = min.min(*c);
+            let min = with_cells!(&mut self.cells, v => raise(v, width, depth, item, magnitude))?;
+            self.count += magnitude;
+            Ok(min)
+        } else {
+            // A total below the counters (a crafted value) must not wrap either.
+            if magnitude > self.count {
+                return Err(Error::CmsIncrByUnderflow);
+            }
+            let min = with_cells!(&mut self.cells, v => lower(v, width, depth, item, magnitude))?;
+            self.count -= magnitude;
+            Ok(min)
         }
-        self.count = self.count.wrapping_add(value);
-        if min == SATURATED {
-            return Err(Error::CmsIncrByOverflow);
-        }
-        Ok(min as u64)
     }
 
     /// The estimate of `item`: its smallest counter over the rows, never below its true
-    /// count unless a counter saturated.
+    /// count as long as nothing was decremented that was not added.
     pub fn query(&self, item: &[u8]) -> u64 {
-        (0..self.depth)
-            .map(|row| self.counters[self.cell(item, row)])
-            .min()
-            .unwrap_or(u32::MAX) as u64
+        let (width, depth) = (self.width, self.depth);
+        with_cells!(&self.cells, v => smallest(v, width, depth, item))
     }
 
     /// Replaces the counters by `Σ weight · source` and the total by `Σ weight · total`
-    /// over `sources`, all of this sketch's dimensions (the caller checks them). Every
-    /// counter sum must lie in 0..=2^32 - 1 and the total sum in 0..=2^63 - 1, each product
-    /// and partial sum within a signed 64-bit integer, else [`Error::CmsMergeOverflow`] and
-    /// nothing changes.
+    /// over `sources`, all of this sketch's dimensions (the caller checks them) and cell size
+    /// ([`Error::CmsCellSizeMismatch`]). Every counter sum must lie in `0..=max` of the cell
+    /// size and the total sum in 0..=2^63 - 1, each product and partial sum within a signed
+    /// 64-bit integer, else [`Error::CmsMergeOverflow`] and nothing changes.
     pub fn merge(&mut self, sources: &[Source]) -> Result<()> {
-        let n = self.counters.len();
         let total = self.merged_count(sources)?;
-        for i in 0..n {
-            self.merged_cell(sources, i)?;
-        }
-        for i in 0..n {
-            let sum = self.merged_cell(sources, i)?;
-            self.counters[i] = sum as u32;
-        }
+        with_cells!(&mut self.cells, v => merge_cells(v, sources))?;
         self.count = total as u64;
         Ok(())
-    }
-
-    /// One counter's weighted sum, checked.
-    #[inline]
-    fn merged_cell(&self, sources: &[Source], i: usize) -> Result<i64> {
-        let mut sum = 0i64;
-        for s in sources {
-            let (c, w) = match *s {
-                Source::Other(sk, w) => (sk.counters[i], w),
-                Source::Destination(w) => (self.counters[i], w),
-            };
-            sum = (c as i64)
-                .checked_mul(w)
-                .and_then(|p| sum.checked_add(p))
-                .ok_or(Error::CmsMergeOverflow)?;
-        }
-        if !(0..=u32::MAX as i64).contains(&sum) {
-            return Err(Error::CmsMergeOverflow);
-        }
-        Ok(sum)
     }
 
     /// The total's weighted sum, checked as RedisBloom checks it (the unsigned total times
@@ -231,4 +216,106 @@ impl CountMinSketch {
         }
         Ok(sum)
     }
+}
+
+/// The counter of `item` in row `row` of a sketch `width` wide.
+#[inline(always)]
+fn cell_of(width: u64, item: &[u8], row: u64) -> usize {
+    let hash = murmur2(item, row as u32);
+    // The same remainder as RedisBloom's 64-bit one, by a 32-bit division where the width
+    // allows (every width under the default limit).
+    let column = match u32::try_from(width) {
+        Ok(width) => (hash % width) as u64,
+        Err(_) => hash as u64 % width,
+    };
+    (column + row * width) as usize
+}
+
+/// Adds `by` to `item`'s counters, row after row; at the first that would pass the cell's
+/// maximum, takes it back from the rows done and answers overflow. One hash per row on the
+/// way that succeeds.
+#[inline]
+fn raise<T: Cell>(cells: &mut [T], width: u64, depth: u64, item: &[u8], by: u64) -> Result<u64> {
+    let mut min = u64::MAX;
+    for row in 0..depth {
+        let at = cell_of(width, item, row);
+        let c = cells[at].get();
+        if by > T::MAX.saturating_sub(c) {
+            for done in 0..row {
+                let at = cell_of(width, item, done);
+                cells[at] = T::new(cells[at].get() - by);
+            }
+            return Err(Error::CmsIncrByOverflow);
+        }
+        let n = c + by;
+        cells[at] = T::new(n);
+        min = min.min(n);
+    }
+    Ok(min)
+}
+
+/// Takes `by` from `item`'s counters, row after row; at the first that holds less, gives it
+/// back to the rows done and answers underflow.
+#[inline]
+fn lower<T: Cell>(cells: &mut [T], width: u64, depth: u64, item: &[u8], by: u64) -> Result<u64> {
+    let mut min = u64::MAX;
+    for row in 0..depth {
+        let at = cell_of(width, item, row);
+        let c = cells[at].get();
+        if by > c {
+            for done in 0..row {
+                let at = cell_of(width, item, done);
+                cells[at] = T::new(cells[at].get() + by);
+            }
+            return Err(Error::CmsIncrByUnderflow);
+        }
+        let n = c - by;
+        cells[at] = T::new(n);
+        min = min.min(n);
+    }
+    Ok(min)
+}
+
+#[inline]
+fn smallest<T: Cell>(cells: &[T], width: u64, depth: u64, item: &[u8]) -> u64 {
+    (0..depth)
+        .map(|row| cells[cell_of(width, item, row)].get())
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
+/// The merge of [`CountMinSketch::merge`] on counters of type `T`: every sum checked, then
+/// written (cell `i` of the destination read before it is written, as RedisBloom does).
+fn merge_cells<T: Cell>(dest: &mut [T], sources: &[Source]) -> Result<()> {
+    let typed: Vec<(Option<&[T]>, i64)> = sources
+        .iter()
+        .map(|s| match *s {
+            Source::Other(sk, w) => T::slice(&sk.cells)
+                .map(|c| (Some(c), w))
+                .ok_or(Error::CmsCellSizeMismatch),
+            Source::Destination(w) => Ok((None, w)),
+        })
+        .collect::<Result<_>>()?;
+    let sum = |dest: &[T], i: usize| -> Result<T> {
+        let mut sum = 0i64;
+        for &(src, w) in &typed {
+            // Counters are at most 2^63 - 1 (8-byte ones are checked on load).
+            let c = src.map_or(dest[i], |s| s[i]).get() as i64;
+            sum = c
+                .checked_mul(w)
+                .and_then(|p| sum.checked_add(p))
+                .ok_or(Error::CmsMergeOverflow)?;
+        }
+        if !(0..=T::MAX as i64).contains(&sum) {
+            return Err(Error::CmsMergeOverflow);
+        }
+        Ok(T::new(sum as u64))
+    };
+    for i in 0..dest.len() {
+        sum(dest, i)?;
+    }
+    for i in 0..dest.len() {
+        dest[i] = sum(dest, i)?;
+    }
+    Ok(())
 }

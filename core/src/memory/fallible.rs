@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 pub unsafe trait Zero: Copy {}
 
 unsafe impl Zero for u8 {}
+unsafe impl Zero for u16 {}
 unsafe impl Zero for u32 {}
 unsafe impl Zero for u64 {}
 

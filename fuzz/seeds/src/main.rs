@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rsbloom_core::bloom::codec::save_value;
 use rsbloom_core::bloom::{Chain, Scheme};
-use rsbloom_core::cms::CountMinSketch;
+use rsbloom_core::cms::{CellSize, CountMinSketch};
 use rsbloom_core::counting::codec as counting_codec;
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
@@ -106,19 +106,28 @@ fn counting_seeds(root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Count-Min Sketches of a few shapes (width, depth), counted into, one saturated.
+/// Count-Min Sketches of a few shapes (width, depth, cell size), counted into, one at its
+/// cells' maximum, each in both encoding versions (the harness's first byte).
 fn cms_seeds(root: &Path) -> std::io::Result<()> {
     let dir = root.join("cms_value");
     fs::create_dir_all(&dir)?;
-    for (i, &(width, depth)) in [(1, 1), (16, 2), (100, 4), (7, 9)].iter().enumerate() {
-        let mut sketch = CountMinSketch::new(width, depth, cms::LIMIT).expect("small sketch");
-        for n in 0..50u64 {
+    let shapes = [(1, 1, 4), (16, 2, 4), (100, 4, 1), (7, 9, 2), (30, 3, 8)];
+    for (i, &(width, depth, cell)) in shapes.iter().enumerate() {
+        let cell = CellSize::from_bytes(cell).expect("a cell size");
+        let mut sketch =
+            CountMinSketch::with_cell_size(width, depth, cell, cms::LIMIT).expect("small sketch");
+        for n in 0..50i64 {
             let _ = sketch.incr_by(format!("seed:{n}").as_bytes(), n % 9);
         }
         if i == 1 {
-            let _ = sketch.incr_by(b"saturated", u32::MAX as u64);
+            let _ = sketch.incr_by(b"full", cell.max() as i64);
         }
-        fs::write(dir.join(format!("seed{i}")), cms::encode_value(&sketch))?;
+        for version in [0, 1] {
+            fs::write(
+                dir.join(format!("seed{i}v{version}")),
+                cms::encode_value(&sketch, version),
+            )?;
+        }
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! CMS.INFO key: width, depth and the total of increments (a flat array in RESP2, a map in
-//! RESP3; the total signed, as RedisBloom prints it once it has wrapped).
+//! CMS.INFO key: width, depth, the total of increments and the cell size, RedisBloom 8.12's
+//! four pairs (a flat array in RESP2, a map in RESP3; the total signed, as RedisBloom prints
+//! one that wrapped before 8.12).
 
 use rsbloom_core::error::Result;
 
@@ -15,5 +16,6 @@ pub fn info(call: &Call) -> Result<Reply> {
         ("width", Reply::Int(cms.width() as i64)),
         ("depth", Reply::Int(cms.depth() as i64)),
         ("count", Reply::Int(cms.count() as i64)),
+        ("cell_size", Reply::Int(cms.cell_size().bytes() as i64)),
     ]))
 }

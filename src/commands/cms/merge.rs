@@ -3,8 +3,9 @@
 //! RedisBloom 8's order of checks: the destination (it must exist), numkeys (an integer,
 //! positive), the argument counts (`WEIGHTS`, found anywhere after numkeys in any case, must
 //! follow exactly numkeys sources and be followed by numkeys weights), then per source its
-//! weight, the key and its dimensions; then the sums. The destination becomes
-//! `Σ weight · source`; its own counters count only if it is listed among the sources.
+//! weight, the key, its dimensions and its cell size (RedisBloom 8.12); then the sums, each
+//! within the cell size's range. The destination becomes `Σ weight · source`; its own
+//! counters count only if it is listed among the sources.
 
 use rsbloom_core::cms::{CountMinSketch, Source};
 use rsbloom_core::error::{Error, Result};
@@ -18,9 +19,9 @@ use crate::commands::Call;
 pub fn merge(call: &Call) -> Result<Reply> {
     let args = call.args;
     let dest_key = open_write(call);
-    let (width, depth) = {
+    let (width, depth, cell) = {
         let dest = sketch(&dest_key)?;
-        (dest.width(), dest.depth())
+        (dest.width(), dest.depth(), dest.cell_size())
     };
     let numkeys = integer(&args[2]).ok_or(Error::CmsInvalidNumkeys)?;
     if numkeys <= 0 {
@@ -53,6 +54,9 @@ pub fn merge(call: &Call) -> Result<Reply> {
         let source = sketch(&key)?;
         if source.width() != width || source.depth() != depth {
             return Err(Error::CmsDimensionMismatch);
+        }
+        if source.cell_size() != cell {
+            return Err(Error::CmsCellSizeMismatch);
         }
         open.push(key);
         sources.push(Source::Other(source, weight));

@@ -7,7 +7,7 @@
 use super::{create, info, merge, update};
 use crate::commands::merge_keys::merge_callback;
 use crate::commands::row::{
-    arg, callback, items, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
+    arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
 };
 use crate::commands::row::{keyword, Docs, Since};
 use crate::info::CMS;
@@ -23,18 +23,23 @@ static FAMILY: CommandFamily = CommandFamily {
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &MERGE, &INFO];
 
+/// `CELL_SIZE n` of the creations (RedisBloom 8.12): bytes per counter, 1, 2, 4 or 8.
+/// Without `since`, as RedisBloom documents no argument with one.
+const CELL_SIZE: ArgDoc = option(c"cell_size", Kind::Integer, c"CELL_SIZE");
+
 pub static INITBYDIM: Command = Command {
     name: c"cms.initbydim",
     callback: callback!(INITBYDIM => create::initbydim),
     flags: c"write deny-oom",
     summary: c"Creates a Count-Min Sketch of the given width and depth",
     complexity: c"O(1)",
-    arity: Arity::Exactly(4),
+    arity: Arity::Between(4, 6),
     access: Access::Insert,
     args: &[
         KEY,
         arg(c"width", Kind::Integer),
         arg(c"depth", Kind::Integer),
+        CELL_SIZE,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -47,12 +52,13 @@ pub static INITBYPROB: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates a Count-Min Sketch sized for an overestimation and a probability",
     complexity: c"O(1)",
-    arity: Arity::Exactly(4),
+    arity: Arity::Between(4, 6),
     access: Access::Insert,
     args: &[
         KEY,
         arg(c"error", Kind::Double),
         arg(c"probability", Kind::Double),
+        CELL_SIZE,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -133,7 +139,7 @@ pub static INFO: Command = Command {
     name: c"cms.info",
     callback: callback!(INFO => info::info),
     flags: c"readonly",
-    summary: c"Returns a Count-Min Sketch's width, depth and total count",
+    summary: c"Returns a Count-Min Sketch's width, depth, total count and cell size",
     complexity: c"O(1)",
     arity: Arity::Exactly(2),
     access: Access::Read,

@@ -9,9 +9,11 @@ use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 
-/// CMS.INCRBY: every increment is read (an integer, not negative) before any is applied;
-/// each item's element is its estimate after the increment, or `CMS: INCRBY overflow` when
-/// that estimate is saturated (the counters are updated all the same).
+/// CMS.INCRBY: every increment is read (an integer, negative to decrement, not -2^63) before
+/// any is applied; then each is applied or refused on its own (RedisBloom 8.12): the item's
+/// element is its estimate after the change, or `CMS: INCRBY overflow` / `underflow` when a
+/// counter would leave its cell's range or the total `0..=2^63 - 1`, and that item's change
+/// is not made. The command is replicated whole: a replica refuses the same items.
 pub fn incrby(call: &Call) -> Result<Reply> {
     let args = call.args;
     if args.len() % 2 == 1 {
@@ -22,10 +24,10 @@ pub fn incrby(call: &Call) -> Result<Reply> {
     let mut pairs = Vec::with_capacity((args.len() - 2) / 2);
     for pair in args[2..].chunks_exact(2) {
         let value = integer(&pair[1]).ok_or(Error::CmsCannotParseNumber)?;
-        if value < 0 {
-            return Err(Error::CmsNegativeNumber);
+        if value == i64::MIN {
+            return Err(Error::CmsInvalidIncrement);
         }
-        pairs.push((pair[0].as_slice(), value as u64));
+        pairs.push((pair[0].as_slice(), value));
     }
     let mut cms = key
         .write::<CountMinSketch>()?

@@ -89,10 +89,15 @@ const APBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 9] = [
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom 8's flags; CMS.MERGE
 /// also `movablekeys` (its sources, in a second key spec, checked apart).
 const CMS_COMMANDS: [(&str, i64, &[&str], &[&str]); 6] = [
-    ("cms.initbydim", 4, &["write", "denyoom"], &["RW", "insert"]),
+    (
+        "cms.initbydim",
+        -4,
+        &["write", "denyoom"],
+        &["RW", "insert"],
+    ),
     (
         "cms.initbyprob",
-        4,
+        -4,
         &["write", "denyoom"],
         &["RW", "insert"],
     ),

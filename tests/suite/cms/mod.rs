@@ -1,6 +1,7 @@
 //! The Count-Min Sketch family: CMS.* commands on RedisBloom's `CMSk-TYPE`, checked against
 //! the RedisBloom vectors of `tests/vectors/redisbloom-cms/`.
 
+mod cell_sizes;
 mod commands;
 mod hostile_restore;
 mod persistence;
@@ -85,7 +86,7 @@ fn check_queries(
     items.len()
 }
 
-/// CMS.INFO's three figures (width, depth, count) over the `redis` client.
+/// CMS.INFO's four figures (width, depth, count, cell size) over the `redis` client.
 fn info_ints(con: &mut redis::Connection, key: &str) -> Vec<i64> {
     match common::client::raw(con, &["CMS.INFO", key]) {
         redis::Value::Array(items) => items

@@ -1,7 +1,8 @@
 //! Sketches survive every way Redis moves data: DEBUG RELOAD, restart from the RDB, the AOF
 //! rewrite (`RESTORE key 0 <DUMP>` per key, as RedisBloom writes it) with and without the
 //! RDB preamble and the replay of commands logged after it, DUMP/RESTORE, COPY. After each,
-//! every key's DUMP body, CMS.INFO, digest and answers are as before.
+//! every key's DUMP body, CMS.INFO, digest and answers are as before; sketches of each cell
+//! size among them (1, 2 and 8 bytes: encoding version 0 with the size after the counters).
 
 use rsbloom_test_support as common;
 
@@ -12,7 +13,9 @@ use std::collections::BTreeMap;
 
 use super::info_ints;
 
-const KEYS: [&str; 6] = ["dim", "prob", "sat", "merged", "bin", "empty"];
+const KEYS: [&str; 9] = [
+    "dim", "prob", "sat", "merged", "bin", "empty", "cell1", "cell2", "cell8",
+];
 
 /// Sketches of several shapes and histories.
 fn build(c: &mut Connection) {
@@ -62,6 +65,34 @@ fn build(c: &mut Connection) {
     for item in binary {
         let args: [&[u8]; 4] = [b"CMS.INCRBY", b"bin", item, b"7"];
         raw(c, &args);
+    }
+    // Each other cell size, counted into up to its maximum, decremented, merged.
+    for (key, size, max) in [
+        ("cell1", "1", 255u64),
+        ("cell2", "2", 65535),
+        ("cell8", "8", i64::MAX as u64),
+    ] {
+        expect_ok(c, &["CMS.INITBYDIM", key, "300", "3", "CELL_SIZE", size]);
+        for part in gen_items("dim:", 0..900).chunks(150) {
+            let mut args: Vec<Vec<u8>> = vec![b"CMS.INCRBY".to_vec(), key.as_bytes().to_vec()];
+            for (i, item) in part.iter().enumerate() {
+                args.push(item.clone());
+                args.push((1 + i % 5).to_string().into_bytes());
+            }
+            raw(c, &args);
+        }
+        raw(
+            c,
+            &[
+                "CMS.INCRBY",
+                key,
+                "c",
+                &(max - 100).to_string(),
+                "dim:1",
+                "-1",
+            ],
+        );
+        expect_ok(c, &["CMS.MERGE", key, "1", key, "WEIGHTS", "1"]);
     }
 }
 
@@ -174,7 +205,16 @@ fn aof_rewrite_and_replay() {
         expect_int(&mut c, &["DEL", "late"], 1);
         expect_ok(&mut c, &["CMS.INITBYPROB", "late", "0.01", "0.125"]);
         raw(&mut c, &["CMS.INCRBY", "late", "x", "5"]);
-        // CMS.INITBYPROB reached the AOF as CMS.INITBYDIM with its dimensions.
+        expect_ok(
+            &mut c,
+            &["CMS.INITBYPROB", "late2", "0.01", "0.125", "CELL_SIZE", "2"],
+        );
+        raw(
+            &mut c,
+            &["CMS.INCRBY", "late2", "x", "65535", "y", "7", "x", "-35"],
+        );
+        // CMS.INITBYPROB reached the AOF as CMS.INITBYDIM with its dimensions (and its cell
+        // size if not 4).
         let logged: Vec<Vec<Vec<u8>>> = std::fs::read_dir(s.dir().join("appendonlydir"))
             .expect("appendonlydir")
             .flatten()
@@ -183,9 +223,18 @@ fn aof_rewrite_and_replay() {
             .collect();
         let creations: Vec<&Vec<Vec<u8>>> = logged
             .iter()
-            .filter(|a| a[0].to_ascii_lowercase().starts_with(b"cms.initby"))
+            .filter(|a| a[0].to_ascii_lowercase().starts_with(b"cms.initby") && a[1] == b"late")
             .collect();
         assert_eq!(creations.len(), 2, "creations in the AOF");
+        let sized: Vec<&Vec<Vec<u8>>> = logged
+            .iter()
+            .filter(|a| a[0].to_ascii_lowercase().starts_with(b"cms.initby") && a[1] == b"late2")
+            .collect();
+        let want: Vec<Vec<u8>> = ["CMS.INITBYDIM", "late2", "200", "3", "CELL_SIZE", "2"]
+            .iter()
+            .map(|a| a.as_bytes().to_vec())
+            .collect();
+        assert_eq!(sized, [&want], "the sized creation in the AOF");
         for a in creations {
             assert_eq!(
                 a[..],
@@ -197,25 +246,28 @@ fn aof_rewrite_and_replay() {
                 ]
             );
         }
-        let mut snap = snapshot(&mut c);
-        let late = (
-            dump_body(&as_bytes(&raw(&mut c, &["DUMP", "late"]))).to_vec(),
-            info_ints(&mut c, "late"),
-        );
-        snap.remove("late");
+        let snap = snapshot(&mut c);
+        let late = |c: &mut Connection| {
+            ["late", "late2"].map(|key| {
+                (
+                    dump_body(&as_bytes(&raw(c, &["DUMP", key]))).to_vec(),
+                    info_ints(c, key),
+                )
+            })
+        };
+        let late_before = late(&mut c);
+        assert_eq!(late_before[1].1[..2], [200, 3]);
+        assert_eq!(late_before[1].1[3], 2);
         drop(c);
         std::fs::remove_file(s.dir().join("dump.rdb")).ok();
         s.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", preamble]);
         let mut c = s.conn();
         assert_eq!(
-            (
-                dump_body(&as_bytes(&raw(&mut c, &["DUMP", "late"]))).to_vec(),
-                info_ints(&mut c, "late")
-            ),
-            late,
-            "late after the AOF replay (preamble {preamble})"
+            late(&mut c),
+            late_before,
+            "late keys after the AOF replay (preamble {preamble})"
         );
-        expect_int(&mut c, &["DEL", "late"], 1);
+        expect_int(&mut c, &["DEL", "late", "late2"], 2);
         verify(
             &mut c,
             &snap,
@@ -241,7 +293,10 @@ fn dump_restore_and_copy() {
         );
         expect_int(&mut c, &["COPY", key, "copy", "REPLACE"], 1);
         // The copy is deep: changing it leaves the original alone.
-        raw(&mut c, &["CMS.INCRBY", "copy", "dim:1", "1000"]);
+        raw(
+            &mut c,
+            &["CMS.INCRBY", "copy", "x", "1", "y", "1", "z", "1", "w", "1"],
+        );
         assert_ne!(
             dump_body(&as_bytes(&raw(&mut c, &["DUMP", "copy"]))),
             &snap[key].0[..],

@@ -1,7 +1,8 @@
 //! Each RedisBloom sketch of tests/vectors/redisbloom-cms loaded three ways, by RESTORE of
 //! `NAME.dump.bin` (resealed with this server's RDB version, so it runs on every server), by
 //! a Redis 7.4.1 started on RedisBloom's `all.rdb` and by one replaying its `all.base.aof`:
-//! TYPE, CMS.INFO (RESP2 and RESP3) as recorded, every item of the session queried (the
+//! TYPE, CMS.INFO (RESP2 and RESP3) as recorded with RedisBloom 8.12's `cell_size 4` after
+//! it, every item of the session queried (the
 //! answers of the sketch the core decodes from the DUMP), MEMORY USAGE (rsbloom's figure,
 //! see docs/commands/cms.md), and DUMP byte-identical without the RDB version and CRC. And the other
 //! way: RedisBloom 2.8.2 on Redis 7.4.1 loading rsbloom's DUMP payloads and RDB file.
@@ -13,6 +14,7 @@ use common::raw_resp::{bulk_payload, RawConn};
 use common::rdb::{dump_body, Frame};
 use common::{Installed, Server, ServerOpts};
 use rsbloom_core::cms::sketch::STRUCT_BYTES;
+use rsbloom_core::testkit::cms::info_with_cell_size;
 use serde_json::Value;
 
 use super::{check_queries, decode_dump, recorded_dump, session_items, SET};
@@ -33,7 +35,7 @@ fn check_key(server: &Server, name: &str, how: &str) -> usize {
     assert_eq!(got, b"+CMSk-TYPE\r\n", "{name} ({how}): TYPE");
     for (conn, field) in [(&mut con, "info_resp2"), (&mut con3, "info_resp3")] {
         let got = conn.send(&[b"CMS.INFO".as_slice(), key]);
-        let want = unescape(info[field].as_str().expect(field));
+        let want = info_with_cell_size(&unescape(info[field].as_str().expect(field)));
         assert_eq!(
             escape(&got),
             escape(&want),
@@ -158,11 +160,17 @@ fn redisbloom_loads_rsbloom_dumps_and_rdb() {
     let mut compare = |theirs: &mut RawConn, how: &str| {
         for (name, dump) in CONFIGS.iter().zip(&dumps) {
             let key = name.as_bytes();
-            for cmd in [&b"DUMP"[..], b"CMS.INFO"] {
-                let a = con.send(&[cmd, key]);
-                let b = theirs.send(&[cmd, key]);
-                assert_eq!(escape(&a), escape(&b), "{name} ({how}): {}", escape(cmd));
-            }
+            let (a, b) = (con.send(&[b"DUMP", key]), theirs.send(&[b"DUMP", key]));
+            assert_eq!(escape(&a), escape(&b), "{name} ({how}): DUMP");
+            let (a, b) = (
+                con.send(&[b"CMS.INFO", key]),
+                theirs.send(&[b"CMS.INFO", key]),
+            );
+            assert_eq!(
+                escape(&a),
+                escape(&info_with_cell_size(&b)),
+                "{name} ({how}): CMS.INFO"
+            );
             let sketch = super::decode_dump(dump);
             check_queries(theirs, key, &session_items(name), &sketch, how);
         }
@@ -192,4 +200,77 @@ fn redisbloom_loads_rsbloom_dumps_and_rdb() {
     );
     compare(&mut theirs, "RedisBloom started on rsbloom's RDB");
     from_rdb.assert_alive();
+}
+
+/// rsbloom's sketches of 1-, 2- or 8-byte counters (version 0, the cell size after the
+/// counters) are refused by RedisBloom 2.8.2 without harm: `ERR Bad data format`, no key,
+/// the server serving; those of 4 bytes, made with `CELL_SIZE 4` or without, load there.
+/// An RDB file holding one is refused whole: Redis does not start on it (what
+/// docs/commands/cms.md tells before going back to RedisBloom).
+#[test]
+fn redisbloom_refuses_other_cell_sizes_cleanly() {
+    let redis74 = Installed::get("redis-7.4");
+    let ours = Server::start_with(ServerOpts::default().on(&redis74));
+    let mut con = RawConn::connect(ours.port);
+    let mut redisbloom = Server::start_with(ServerOpts::default().on(&redis74).redisbloom());
+    let mut theirs = RawConn::connect(redisbloom.port);
+    for cell in ["1", "2", "4", "8"] {
+        let key = format!("c{cell}");
+        let create = [
+            b"CMS.INITBYDIM".as_slice(),
+            key.as_bytes(),
+            b"100",
+            b"3",
+            b"CELL_SIZE",
+            cell.as_bytes(),
+        ];
+        assert_eq!(con.send(&create), b"+OK\r\n");
+        con.send(&[
+            b"CMS.INCRBY".as_slice(),
+            key.as_bytes(),
+            b"a",
+            b"200",
+            b"b",
+            b"3",
+        ]);
+        let dump = bulk_payload(&con.send(&[b"DUMP".as_slice(), key.as_bytes()]))
+            .expect("DUMP")
+            .to_vec();
+        let got = theirs.send(&[b"RESTORE".as_slice(), key.as_bytes(), b"0", &dump]);
+        let info = theirs.send(&[b"CMS.INFO".as_slice(), key.as_bytes()]);
+        if cell == "4" {
+            assert_eq!(got, b"+OK\r\n", "cell 4: {}", escape(&got));
+            assert_eq!(
+                info_with_cell_size(&info),
+                con.send(&[b"CMS.INFO".as_slice(), key.as_bytes()])
+            );
+        } else {
+            assert_eq!(
+                got,
+                b"-ERR Bad data format\r\n",
+                "cell {cell}: {}",
+                escape(&got)
+            );
+            assert_eq!(info, b"-CMS: key does not exist\r\n", "cell {cell}");
+        }
+        assert_eq!(theirs.send(&[b"PING".as_slice()]), b"+PONG\r\n");
+    }
+    redisbloom.assert_alive();
+
+    assert_eq!(con.send(&[b"SAVE".as_slice()]), b"+OK\r\n");
+    let rdb = std::fs::read(ours.dir().join("dump.rdb")).expect("rsbloom's dump.rdb");
+    let started =
+        Server::try_start_prepared(ServerOpts::default().on(&redis74).redisbloom(), |dir| {
+            std::fs::write(dir.join("dump.rdb"), &rdb).expect("dump.rdb");
+        });
+    match started {
+        Ok(server) => panic!(
+            "RedisBloom started on an RDB holding 1-, 2- and 8-byte sketches; log:\n{}",
+            server.log_text()
+        ),
+        Err(log) => assert!(
+            log.contains("not terminated by the proper module value EOF marker"),
+            "RedisBloom refused the RDB for another reason:\n{log}"
+        ),
+    }
 }
