@@ -65,7 +65,7 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
             },
             token: opt_ptr(a.token),
             summary: ptr::null(),
-            since: ptr::null(),
+            since: opt_ptr(a.since),
             flags: ((a.optional as u32 * raw::REDISMODULE_CMD_ARG_OPTIONAL)
                 | (a.multiple as u32 * raw::REDISMODULE_CMD_ARG_MULTIPLE))
                 as c_int,

@@ -119,6 +119,8 @@ pub struct ArgDoc {
     pub optional: bool,
     pub multiple: bool,
     pub sub: &'static [ArgDoc],
+    /// COMMAND DOCS' `since` of an argument added after its command (`None`: the command's).
+    pub since: Option<&'static CStr>,
 }
 
 /// A command: how Redis reaches it, what COMMAND DOCS says of it, and its ACL categories.
@@ -244,6 +246,7 @@ pub const fn arg(name: &'static CStr, kind: Kind) -> ArgDoc {
         optional: false,
         multiple: false,
         sub: &[],
+        since: None,
     }
 }
 

@@ -25,7 +25,10 @@ pub static COMMANDS: &[&Command] = &[&INITBYDIM, &INITBYPROB, &INCRBY, &QUERY, &
 
 /// `CELL_SIZE n` of the creations (RedisBloom 8.12): bytes per counter, 1, 2, 4 or 8.
 /// Without `since`, as RedisBloom documents no argument with one.
-const CELL_SIZE: ArgDoc = option(c"cell_size", Kind::Integer, c"CELL_SIZE");
+const CELL_SIZE: ArgDoc = ArgDoc {
+    since: Some(c"8.12.0"),
+    ..option(c"cell_size", Kind::Integer, c"CELL_SIZE")
+};
 
 pub static INITBYDIM: Command = Command {
     name: c"cms.initbydim",

@@ -17,7 +17,10 @@ use redis::Value;
 
 /// `(command, since, tips, history versions, arguments)`. An argument is written
 /// `name:type`, then `#i` (its key-spec index), `=TOKEN`, `?` (optional), `*` (multiple),
-/// `+` (multiple_token), then its sub-arguments in parentheses.
+/// `+` (multiple_token), `@since` (an argument added after its command), then its
+/// sub-arguments in parentheses. The Count-Min Sketch's creations carry 8.12's `CELL_SIZE`
+/// (RedisBloom PR 1063), documented from its syntax: 8.12's own COMMAND DOCS entry for it
+/// was not read from a running 8.12 (none is in reach): name, type and token follow its syntax.
 #[allow(clippy::type_complexity)]
 const REDISBLOOM: &[(&str, &str, &[&str], &[&str], &str)] = &[
     (
@@ -119,14 +122,14 @@ const REDISBLOOM: &[(&str, &str, &[&str], &[&str], &str)] = &[
         "2.0.0",
         &[],
         &[],
-        "key:key#0 width:integer depth:integer",
+        "key:key#0 width:integer depth:integer cell_size:integer=CELL_SIZE?@8.12.0",
     ),
     (
         "cms.initbyprob",
         "2.0.0",
         &[],
         &[],
-        "key:key#0 error:double probability:double",
+        "key:key#0 error:double probability:double cell_size:integer=CELL_SIZE?@8.12.0",
     ),
     (
         "cms.incrby",
@@ -291,6 +294,9 @@ fn render(args: &[Value]) -> String {
                     s += mark;
                 }
             }
+        }
+        if let Some(since) = text("since") {
+            s += &format!("@{since}");
         }
         if let Some(sub) = field(a, "arguments") {
             s += &format!("({})", render(array(&sub)));
