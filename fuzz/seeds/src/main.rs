@@ -73,7 +73,7 @@ fn window_seeds(root: &Path) -> std::io::Result<()> {
                 5 => now - 3,
                 _ => now + 1,
             };
-            filter.add(format!("seed:{n}").as_bytes(), now);
+            let _ = filter.add(format!("seed:{n}").as_bytes(), now, window::LIMIT);
         }
         fs::write(dir.join(format!("seed{i}")), window::encode_value(&filter))?;
     }
