@@ -105,13 +105,26 @@ impl WindowFilter {
             .any(|(l, &s)| s != 0 && l.ring.contains_with(layer_hash(h, l.level), s))
     }
 
-    /// Drops the layers no item of the window is in any more (they answer nothing).
+    /// Drops the layers no item of the window is in any more (they answer nothing). Looks
+    /// only from the moment the first could have gone: a span after its latest add (a
+    /// layer's latest add only moves later, so that moment only comes later too).
+    #[inline]
     pub(super) fn drop_expired_layers(&mut self, now: u64) {
+        if now < self.counted.drop_from {
+            return;
+        }
         let before = self.layers.len();
         self.layers.retain(|l| l.ring.live(now).mask != 0);
         if self.layers.len() != before {
             self.counted.changes = self.counted.changes.wrapping_add(1);
         }
+        let span = self.meta().span_ms().unwrap_or(0);
+        self.counted.drop_from = self
+            .layers
+            .iter()
+            .map(|l| l.ring.meta().clock_ms.saturating_add(span))
+            .min()
+            .unwrap_or(0);
     }
 
     /// The level and shape of the layer a burst would add now, refused if the window would

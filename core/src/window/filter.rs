@@ -187,6 +187,8 @@ pub(super) struct Counted {
     pub(super) adds: u64,
     /// Layers added or dropped (wrapping).
     pub(super) changes: u64,
+    /// No burst layer can have gone before this moment (0: look at the next add).
+    pub(super) drop_from: u64,
 }
 
 impl PartialEq for Counted {

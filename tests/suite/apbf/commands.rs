@@ -83,7 +83,11 @@ fn add_exists_and_info_in_resp2() {
     let info = apbf_info(&mut c, "t");
     let mut want: Vec<&str> = COUNT_FIELDS.to_vec();
     want.insert(4, "Span");
+    want.extend(["Burst layers", "Burst size", "Refused adds"]);
     assert_eq!(names(&info), want);
+    assert_eq!(apbf_field(&mut c, "t", "Burst layers"), 0);
+    assert_eq!(apbf_field(&mut c, "t", "Burst size"), 0);
+    assert_eq!(apbf_field(&mut c, "t", "Refused adds"), 0);
     assert_eq!(apbf_text(&mut c, "t", "Window"), "time");
     assert_eq!(apbf_text(&mut c, "t", "Span").parse::<f64>(), Ok(2.5));
     assert_eq!(
@@ -189,8 +193,9 @@ fn resp3_replies() {
     );
     match raw(&mut c, &["APBF.INFO", "t"]) {
         Value::Map(m) => {
-            assert_eq!(m.len(), 12);
+            assert_eq!(m.len(), 15);
             assert_eq!(as_text(&m[4].0), "Span");
+            assert_eq!(as_text(&m[12].0), "Burst layers");
             assert_eq!(m[4].1, Value::Double(0.5));
             assert_eq!(m[2].1, Value::Double(0.05));
         }
