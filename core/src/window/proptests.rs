@@ -101,6 +101,13 @@ fn bases() -> Vec<Vec<u8>> {
         }
         out.push(encode_value(&f));
     }
+    // A burst of six capacities at one moment: a window with burst layers.
+    let mut f = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.05, 20, LIMIT).unwrap();
+    for i in 0..120u64 {
+        f.add(&i.to_le_bytes(), 1_000_000, LIMIT).unwrap();
+    }
+    assert!(f.layers().len() >= 2);
+    out.push(encode_value(&f));
     out
 }
 
@@ -108,11 +115,12 @@ fn bases() -> Vec<Vec<u8>> {
 fn mutated_values_never_panic() {
     let mut rng = Rng::new(0xA9);
     for base in bases() {
-        // The parameter block and the generations come first: plant edges there.
+        // The blocks and the generations come first (the layers' after the reserved
+        // ring's): plant edges there.
         let how = Mutation {
             keep: 0,
             words: &EDGES,
-            word_span: 15 * 8 + 64 * 24,
+            word_span: base.len().min(4 * (16 * 8 + 64 * 24)),
         };
         for _ in 0..10_000 {
             let input = testkit::mutate(&mut rng, &base, how);
