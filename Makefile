@@ -1,4 +1,5 @@
-# rsbloom: build the module, run a server with it, test it. `make help` prints these lines.
+# rsbloom, a Redis and Valkey module of seven families: Bloom (BF.*), cuckoo (CF.*), Count-Min Sketch (CMS.*), Top-K (TOPK.*), t-digest (TDIGEST.*), counting Bloom (CBF.*), sliding window (APBF.*).
+# Build it, run a server with it, test it. `make help` prints the line above and these:
 #   make help          this list, one line per target
 #   make build         release build -> target/release/librsbloom.so (the default goal)
 #   make run           build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
@@ -37,10 +38,10 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 
 .DEFAULT_GOAL := build
 
-# The header's `#   make <target>` lines, as they are.
+# The header's first line and its `#   make <target>` lines, as they are.
 .PHONY: help
 help:
-	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
+	@sed -n -e '1s/^# //p' -e 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
 .PHONY: build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
 

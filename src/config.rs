@@ -240,10 +240,11 @@ pub fn cf_defaults() -> CfDefaults {
     }
 }
 
-/// What a cuckoo filter may grow to: `bf.max-filter-bytes` and `bf.cf-max-expansions`.
-pub fn cf_limits() -> cuckoo::Limits {
+/// What a cuckoo filter may grow to: `bytes` (`bf.max-filter-bytes`, or none, see
+/// [`crate::size_limit`]) and `bf.cf-max-expansions`.
+pub fn cf_limits(bytes: u64) -> cuckoo::Limits {
     cuckoo::Limits {
-        bytes: max_filter_bytes(),
+        bytes,
         max_expansions: CF_MAX_EXPANSIONS.load(Ordering::Relaxed) as u64,
     }
 }

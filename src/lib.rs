@@ -1,7 +1,10 @@
-//! rsbloom: a Redis module with a native, Guava-compatible Bloom filter type,
-//! RedisBloom's `BF.*` commands, and RedisBloom's cuckoo filters (`CF.*`).
+//! rsbloom: a Redis and Valkey module (named `bf`) of seven probabilistic families: Bloom
+//! filters (`BF.*`, of a Guava-compatible type or RedisBloom's), RedisBloom's cuckoo filters
+//! (`CF.*`), Count-Min Sketches (`CMS.*`), Top-K (`TOPK.*`) and t-digests (`TDIGEST.*`), bit
+//! for bit, and two of its own: counting Bloom filters (`CBF.*`) and sliding-window filters
+//! (`APBF.*`).
 //!
-//! The filters live in the `rsbloom-core` crate (no Redis types); this crate is the thin
+//! The structures live in the `rsbloom-core` crate (no Redis types); this crate is the thin
 //! Redis skin over it: `commands`, `datatype`, `config`, `info` (the INFO sections) and
 //! `server_options`. This file only registers them with the server.
 
@@ -12,6 +15,7 @@ pub mod datatype;
 pub mod info;
 mod name_clash;
 pub mod server_options;
+pub mod size_limit;
 
 use std::ffi::CStr;
 

@@ -21,7 +21,7 @@ pub fn reached_init() {
     REACHED_INIT.store(true, Ordering::Relaxed);
 }
 
-const ADVICE: &std::ffi::CStr = c"bf: rsbloom is not loaded: another module named 'bf' is already loaded (RedisBloom, which Redis 8's full distribution and Redis Stack load, or valkey-bloom, which Valkey's bundles load); it owns the BF.* / CF.* commands and the filter types. Load one or the other: remove the other module's loadmodule line (MODULE LIST shows what is loaded). rsbloom reads RedisBloom's data, see README 'Running on Redis 8 / Valkey bundles'";
+const ADVICE: &std::ffi::CStr = c"bf: rsbloom is not loaded: another module named 'bf' is already loaded (RedisBloom, which Redis 8's full distribution and Redis Stack load, or valkey-bloom, which Valkey's bundles load); it owns the name and the commands and types under it (BF.*, and with RedisBloom CF.*, CMS.*, TOPK.*, TDIGEST.*). Load one or the other: remove the other module's loadmodule line (MODULE LIST shows what is loaded). rsbloom reads RedisBloom's data, see docs/migrating-from-redisbloom.md 'Running on Redis 8 / Valkey bundles'";
 
 #[used]
 #[link_section = ".fini_array"]

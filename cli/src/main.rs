@@ -1,7 +1,8 @@
-//! `rsbloom-cli`: dump, restore and copy Bloom and cuckoo filters (rsbloom's or RedisBloom's)
-//! over `BF.SCANDUMP` / `BF.LOADCHUNK` and `CF.SCANDUMP` / `CF.LOADCHUNK`, and the sketches
-//! (Count-Min Sketch, Top-K, t-digest) as one `DUMP` / `RESTORE` payload; and convert Bloom
-//! filters from and to Guava's `BloomFilter.writeTo()` format.
+//! `rsbloom-cli`: dump, restore and copy a key of any of the module's seven families: Bloom
+//! and cuckoo filters (rsbloom's or RedisBloom's), counting Bloom and sliding-window filters
+//! over their `SCANDUMP` / `LOADCHUNK` commands, and the sketches (Count-Min Sketch, Top-K,
+//! t-digest) as one `DUMP` / `RESTORE` payload; and convert Bloom filters from and to Guava's
+//! `BloomFilter.writeTo()` format.
 //! Every transfer streams chunk by chunk; writes go to a temporary key (or `FILE.tmp`) that
 //! is renamed into place only when complete.
 
@@ -36,7 +37,7 @@ const IMPORT_CHUNK: u64 = 16 << 20;
 #[command(
     name = "rsbloom-cli",
     version,
-    about = "Dump, restore and copy Bloom and cuckoo filters and sketches (CMS, Top-K, t-digest); Guava import/export of Bloom filters"
+    about = "Dump, restore and copy rsbloom's filters and sketches: Bloom, cuckoo, counting Bloom and sliding-window filters chunk by chunk, Count-Min Sketch, Top-K and t-digest whole; Guava import/export of Bloom filters"
 )]
 struct Cli {
     /// Server URL; auth and database go in it (redis://user:pass@host:port/db)
@@ -51,9 +52,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write filter or sketch KEY (Bloom, cuckoo, CMS, Top-K, t-digest) to FILE (rsbloom-cli dump format)
+    /// Write filter or sketch KEY (any family: BF, CF, CBF, APBF, CMS, TOPK, TDIGEST) to FILE (rsbloom-cli dump format)
     Dump { key: String, file: PathBuf },
-    /// Load FILE (written by dump) as filter KEY
+    /// Load FILE (written by dump) as filter or sketch KEY
     Restore {
         key: String,
         file: PathBuf,
@@ -77,7 +78,7 @@ enum Command {
         #[arg(long)]
         replace: bool,
     },
-    /// Load a Guava BloomFilter.writeTo() file as filter KEY
+    /// Load a Guava BloomFilter.writeTo() file as Bloom filter KEY
     ImportGuava {
         key: String,
         file: PathBuf,
@@ -91,7 +92,7 @@ enum Command {
         #[arg(long)]
         replace: bool,
     },
-    /// Write filter KEY (one layer) as a Guava BloomFilter.writeTo() file
+    /// Write Bloom filter KEY (one layer) as a Guava BloomFilter.writeTo() file
     ExportGuava { key: String, file: PathBuf },
 }
 

@@ -22,6 +22,11 @@ pub enum Error {
         needed: u64,
         limit: u64,
     },
+    /// The allocator refused memory a value needs (within any size limit: a load of the
+    /// server's own data has none).
+    AllocFailed {
+        bytes: u64,
+    },
     /// Persistence or import data that does not fit the format or the filter; the text says
     /// where (LOADCHUNK replies RedisBloom's [`Error::ReceivedBadData`] and logs this).
     BadData(String),
@@ -53,6 +58,9 @@ pub enum Error {
     UnknownArgument,
     /// A non-scaling filter at its capacity.
     Full,
+    /// A full scaling RedisBloom filter whose recorded growth is 0 (RedisBloom 2.8 keeps
+    /// `EXPANSION 4294967296` as 0): its next layer would hold nothing.
+    ProblemInserting,
     InvalidInfoField,
     /// BF.SCANDUMP's iterator is not an integer.
     ScanDumpNotNumeric,
@@ -226,6 +234,9 @@ impl fmt::Display for Error {
                 f,
                 "ERR filter would need {needed} bytes, over bf.max-filter-bytes ({limit})"
             ),
+            Error::AllocFailed { bytes } => {
+                write!(f, "ERR out of memory: allocating {bytes} bytes failed")
+            }
             Error::BadData(what) => write!(f, "ERR received bad data: {what}"),
             Error::Unsupported(why) => write!(f, "ERR {why}"),
             Error::Internal => {
@@ -249,6 +260,7 @@ impl fmt::Display for Error {
             Error::InsertBadCapacity => f.write_str("Bad capacity"),
             Error::UnknownArgument => f.write_str("Unknown argument received"),
             Error::Full => f.write_str("ERR non scaling filter is full"),
+            Error::ProblemInserting => f.write_str("ERR problem inserting into filter"),
             Error::InvalidInfoField => f.write_str("Invalid information value"),
             Error::ScanDumpNotNumeric => f.write_str("Second argument must be numeric"),
             Error::LoadChunkNotNumeric => f.write_str("ERR Second argument must be numeric"),

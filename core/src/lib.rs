@@ -1,4 +1,6 @@
-//! rsbloom's filters and their formats in plain Rust.
+//! rsbloom's structures and their formats in plain Rust: Bloom (`bloom/`), cuckoo (`cuckoo/`),
+//! Count-Min Sketch (`cms/`), Top-K (`topk/`), t-digest (`tdigest/`), counting Bloom
+//! (`counting/`) and sliding-window (`window/`).
 //!
 //! Nothing here knows about Redis: the module crate is the Redis skin over this one, and
 //! `rsbloom-cli`, the fuzz targets and the benchmarks use it directly. Each filter family has

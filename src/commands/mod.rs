@@ -1,10 +1,10 @@
-//! The commands: one folder per filter family (`bf/`, `cf/`), each with its command rows
-//! (`rows.rs`) and a file per group of commands, each command a function that parses its
-//! arguments, calls the core and returns a [`Reply`]. What every family shares is here: the
-//! harness every callback runs in ([`run`]: borrowed arguments, the row's arity checked,
-//! panics caught, one reply) and the [`Call`] it hands over; key access ([`key`]); the row
-//! types ([`row`]) and their registration ([`register`]); replies; argument access and
-//! parsing.
+//! The commands: one folder per family (`bf/`, `cf/`, `cms/`, `topk/`, `tdigest/`, `cbf/`,
+//! `apbf/`), each with its command rows (`rows.rs`) and a file per group of commands, each
+//! command a function that parses its arguments, calls the core and returns a [`Reply`].
+//! What every family shares is here: the harness every callback runs in ([`run`]: borrowed
+//! arguments, the row's arity checked, panics caught, one reply) and the [`Call`] it hands
+//! over; key access ([`key`]); the row types ([`row`]) and their registration
+//! ([`register`]); replies; argument access and parsing.
 
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -41,6 +41,12 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// The size limit this command's writes are held to: `bf.max-filter-bytes`, or none
+    /// when it replays the server's own data ([`crate::size_limit`]).
+    pub fn size_limit(&self) -> u64 {
+        crate::size_limit::for_command(self.ctx)
+    }
+
     /// The key argument (every command's first).
     pub fn key(&self) -> &Arg {
         &self.args[1]

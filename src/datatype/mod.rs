@@ -18,12 +18,13 @@ use std::ptr;
 
 use redis_module::native_types::RedisType;
 use redis_module::raw;
-use rsbloom_core::error::{bad_data, Error, Result};
+use rsbloom_core::error::{bad_data, escaped, Error, Result};
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
 
 use crate::config;
 use crate::info::{Counters, Figures};
+use crate::size_limit;
 
 /// A family of values (Bloom filters, cuckoo filters): the Redis types a key of the family
 /// may hold, and what a value counts for in the family's INFO section.
@@ -174,11 +175,46 @@ unsafe fn value_of<'a, T: ValueType>(value: *const c_void) -> &'a T::Value {
     &*value.cast::<T::Value>()
 }
 
+/// The name of the key `io` reads, escaped for a log line; `?` when the server gives none.
+fn key_of(io: *mut raw::RedisModuleIO) -> String {
+    let (Some(key_name), Some(ptr_len)) = (unsafe { raw::RedisModule_GetKeyNameFromIO }, unsafe {
+        raw::RedisModule_StringPtrLen
+    }) else {
+        return "?".into();
+    };
+    let key = unsafe { key_name(io) };
+    if key.is_null() {
+        return "?".into();
+    }
+    let mut len = 0usize;
+    let ptr = unsafe { ptr_len(key, &mut len) };
+    if ptr.is_null() {
+        return "?".into();
+    }
+    escaped(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// Reads a value: an RDB value at startup or in a full sync, or a `RESTORE` payload; held
+/// to `bf.max-filter-bytes` only when a client sent it ([`size_limit::for_load`]). A refusal
+/// is logged with the key, the type and the reason (the server says only that the value is
+/// bad).
 extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    // SAFETY: `io` is the stream this callback was handed.
+    let limit = unsafe { size_limit::for_load(io) };
     let loaded = catch_unwind(AssertUnwindSafe(|| {
-        T::load(&mut IoSource(io), encver, config::max_filter_bytes())
+        T::load(&mut IoSource(io), encver, limit)
     }));
     let counters = T::Value::counters();
+    let refused = |reason: &str| {
+        let key = key_of(io);
+        log_io(
+            io,
+            &format!(
+                "bf: refusing to load key '{key}' of type {}: {reason}",
+                T::NAME
+            ),
+        );
+    };
     match loaded {
         Ok(Ok(value)) => {
             counters.added(value.figures());
@@ -186,12 +222,12 @@ extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int)
         }
         Ok(Err(e)) => {
             counters.refused_load(&e);
-            log_io(io, &format!("bf: refusing to load a filter: {e}"));
+            refused(&e.to_string());
             ptr::null_mut()
         }
         Err(_) => {
             counters.refused_load(&Error::Internal);
-            log_io(io, "bf: panic while loading a filter; refused");
+            refused("panic while loading (a bug)");
             ptr::null_mut()
         }
     }

@@ -5,12 +5,16 @@
 //! the vectors, which need no server, are in `core/tests/`.
 //!
 //! One folder per family, with the same file name for the same area in each (`errors`,
-//! `config`, `replication`, `redisbloom_load`, ...), and one for the server's side:
+//! `config`, `replication`, `redisbloom_load`, ...), one for the server's side, and the docs:
 //! - `bloom/`: the BF.* commands and the two Bloom types (`RSbloom--`, `MBbloom--`);
 //! - `cuckoo/`: the CF.* commands and the cuckoo type;
-//! - `server/`: what involves more than one server or server program, for both families:
+//! - `cms/`, `topk/`, `tdigest/`: the sketches (CMS.*, TOPK.*, TDIGEST.*);
+//! - `cbf/`, `apbf/`: rsbloom's counting Bloom (CBF.*) and sliding-window (APBF.*) filters;
+//! - `server/`: what involves more than one server or server program, for every family:
 //!   cluster, durability under kill -9, replication faults, slot migration, RedisBloom beside
-//!   rsbloom, a clashing module name.
+//!   rsbloom, a clashing module name;
+//! - `docs.rs`: no server; the README's and docs/'s links, error texts and config table
+//!   against the files and the code.
 //!
 //! One area: `cargo test --test suite cuckoo::replication::`; one family: `bloom::`.
 
@@ -19,6 +23,7 @@ mod bloom;
 mod cbf;
 mod cms;
 mod cuckoo;
+mod docs;
 mod server;
 mod tdigest;
 mod topk;

@@ -86,10 +86,10 @@ impl Chain {
             .layers
             .iter()
             .map(|l| {
-                let words = vec![0u64; (l.bit_size / 64) as usize];
-                Layer::from_words(l.capacity, l.count, l.error, l.k, words).with_bpe(l.bpe)
+                let words = Layer::new(l.capacity, l.error, l.k, l.bit_size / 64)?;
+                Ok(words.with_count(l.count).with_bpe(l.bpe))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(Chain {
             scheme: meta.scheme,
             error_rate: meta.error_rate,
@@ -150,7 +150,7 @@ impl Chain {
             });
         }
         self.layers
-            .push(Layer::new(capacity, error, k, words).with_bpe(bpe));
+            .push(Layer::new(capacity, error, k, words)?.with_bpe(bpe));
         Ok(())
     }
 
@@ -181,6 +181,9 @@ impl Chain {
         }
         if self.expansion == 0 {
             return Err(Error::Full);
+        }
+        if self.growth == 0 {
+            return Err(Error::ProblemInserting);
         }
         let capacity = last.capacity().saturating_mul(self.expansion as u64);
         let error = last.error() * TIGHTENING;
@@ -214,6 +217,14 @@ impl Chain {
     /// The expansion factor; 0 for a non-scaling filter.
     pub fn expansion(&self) -> u32 {
         self.expansion
+    }
+    /// BF.INFO's expansion rate of a scaling filter: the growth its format records (the
+    /// expansion, but 0 for a RedisBloom filter that cannot grow, see [`Chain::add`]).
+    pub fn expansion_rate(&self) -> u32 {
+        match self.scheme {
+            Scheme::RedisBloom => self.growth,
+            Scheme::Guava => self.expansion,
+        }
     }
     pub fn is_scaling(&self) -> bool {
         self.expansion != 0

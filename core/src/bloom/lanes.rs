@@ -115,7 +115,7 @@ mod tests {
 
     /// A layer with about half its bits set, so lookups stop at every probe number.
     fn half_full(k: u32, words: u64) -> Layer {
-        let mut layer = Layer::new(u64::MAX, 0.01, k, words);
+        let mut layer = Layer::new(u64::MAX, 0.01, k, words).unwrap();
         layer.write_bytes(0, &Rng::new(0x1A7E5).bytes(words as usize * 8));
         layer
     }

@@ -5,8 +5,10 @@ use std::borrow::Cow;
 use bitvec::prelude::{BitVec, Lsb0};
 
 use super::probe::ItemHash;
+use crate::error::Result;
 use crate::hash::divisor::Divisor;
 use crate::le_words;
+use crate::memory::fallible::zeroed;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::prefetch;
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -53,10 +55,12 @@ impl Layer {
         self.bits = BitVec::from_vec(words);
     }
 
-    /// An empty layer. The caller has checked `words` against the size limit: the zeroed
-    /// allocation goes through `calloc`, so untouched pages cost nothing until written.
-    pub fn new(capacity: u64, error: f64, k: u32, words: u64) -> Layer {
-        Layer::from_words(capacity, 0, error, k, vec![0u64; words as usize])
+    /// An empty layer, or `AllocFailed`. The caller has checked `words` against any size
+    /// limit: the zeroed allocation goes through `calloc`, so untouched pages cost nothing
+    /// until written.
+    pub fn new(capacity: u64, error: f64, k: u32, words: u64) -> Result<Layer> {
+        let words = zeroed(usize::try_from(words).unwrap_or(usize::MAX))?;
+        Ok(Layer::from_words(capacity, 0, error, k, words))
     }
 
     /// A layer over existing words (no copy). `words` must not be empty.
@@ -71,6 +75,12 @@ impl Layer {
             error,
             bpe: 0.0,
         }
+    }
+
+    /// The same layer recording `count` items (a loaded layer).
+    pub fn with_count(mut self, count: u64) -> Layer {
+        self.count = count;
+        self
     }
 
     /// The same layer recording `bpe` bits per entry (RedisBloom's format stores it).
@@ -189,7 +199,7 @@ mod tests {
 
     #[test]
     fn byte_views_round_trip_at_any_alignment() {
-        let mut layer = Layer::new(10, 0.01, 3, 4);
+        let mut layer = Layer::new(10, 0.01, 3, 4).unwrap();
         let data: Vec<u8> = (1..=19).collect();
         layer.write_bytes(5, &data);
         assert_eq!(layer.read_bytes(5, 19), data);
@@ -203,7 +213,7 @@ mod tests {
     #[test]
     fn insert_if_absent_matches_test_then_insert() {
         for k in [1, 7, 64, 65, 200] {
-            let mut one_pass = Layer::new(1000, 0.01, k, 40);
+            let mut one_pass = Layer::new(1000, 0.01, k, 40).unwrap();
             let mut two_pass = one_pass.clone();
             for i in 0..3000u32 {
                 let h = guava::hash(&(i % 1700).to_le_bytes());

@@ -7,8 +7,19 @@ use super::layer::{Layer, MAX_HASHES};
 use super::{redisbloom, Chain, Scheme};
 use crate::error::{bad_data, check_limit, Result};
 
-/// Largest accepted expansion factor.
+/// Largest expansion factor our commands take, and that a filter of our own format may
+/// record. RedisBloom 2.8 takes any `EXPANSION` from 1 and keeps it as a 32-bit unsigned
+/// number (`BF.RESERVE k 0.01 100 EXPANSION 100000` grows each layer 100,000-fold), so its
+/// filters load with any 32-bit growth.
 pub const MAX_EXPANSION: u32 = 32768;
+
+/// The largest expansion a filter of `scheme` may record.
+fn max_expansion(scheme: Scheme) -> u32 {
+    match scheme {
+        Scheme::Guava => MAX_EXPANSION,
+        Scheme::RedisBloom => u32::MAX,
+    }
+}
 /// The largest capacity BF.RESERVE and BF.INSERT take (RedisBloom 8's `bf-initial-size`
 /// range).
 pub const MAX_CAPACITY: u64 = 1 << 30;
@@ -76,7 +87,7 @@ impl ChainMeta {
         if self.scheme == Scheme::Guava && !valid_rate(self.error_rate) {
             return Err(bad_data("error rate out of range"));
         }
-        if self.expansion > MAX_EXPANSION {
+        if self.expansion > max_expansion(self.scheme) {
             return Err(bad_data("expansion out of range"));
         }
         if self.layers.is_empty() {
@@ -86,13 +97,14 @@ impl ChainMeta {
             return Err(bad_data("non-scaling filter with more than one layer"));
         }
         // A non-scaling RedisBloom filter records the expansion in effect when it was made
-        // (0 after `EXPANSION 0`) and never reads it.
-        let scaling = self.expansion != 0;
+        // (0 after `EXPANSION 0`) and never reads it. A scaling one records its growth,
+        // which RedisBloom 2.8 may have truncated to 0 (then it cannot grow).
         if self.scheme == Scheme::RedisBloom
-            && scaling
-            && !(1..=MAX_EXPANSION).contains(&self.growth)
+            && self.expansion != 0
+            && self.growth != 0
+            && self.growth != self.expansion
         {
-            return Err(bad_data("growth out of range"));
+            return Err(bad_data("growth is not the expansion"));
         }
         let mut data_bytes = 0u64;
         for (i, layer) in self.layers.iter().enumerate() {

@@ -10,6 +10,7 @@
 use super::sketch::{check_dims, CountMinSketch};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource};
+use crate::memory::fallible;
 
 /// RedisBloom's type name for Count-Min Sketches (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "CMSk-TYPE";
@@ -63,10 +64,12 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
                 bytes.len()
             )));
         }
-        counters = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        counters = fallible::with_capacity(bytes.len() / 4)?;
+        counters.extend(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
         Ok(())
     })?;
     Ok(CountMinSketch::from_parts(width, depth, count, counters))

@@ -6,6 +6,7 @@
 
 use crate::error::{check_limit, Error, Result};
 use crate::hash::murmur2::murmur2;
+use crate::memory::fallible::zeroed;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// The bytes `MEMORY USAGE` counts for a sketch besides its counters: RedisBloom's struct
@@ -88,7 +89,7 @@ impl CountMinSketch {
             width,
             depth,
             count: 0,
-            counters: vec![0; (width * depth) as usize],
+            counters: zeroed((width * depth) as usize)?,
         })
     }
 

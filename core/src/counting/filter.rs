@@ -11,6 +11,7 @@ use crate::bloom::ItemHash;
 use crate::error::{bad_data, check_limit, Error, Result};
 use crate::hash::divisor::Divisor;
 use crate::le_words;
+use crate::memory::fallible::zeroed;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::{prefetch, with_ahead};
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -139,7 +140,7 @@ impl CountingFilter {
     pub fn from_meta(meta: &CountingMeta, limit: u64) -> Result<CountingFilter> {
         meta.validate(limit)?;
         let len = (counter_bytes(meta.words, meta.counter_bits) / 8) as usize;
-        let counters = vec![0u64; len];
+        let counters = zeroed::<u64>(len)?;
         advise_huge_pages(&counters);
         Ok(CountingFilter {
             counters,

@@ -20,7 +20,7 @@ fn item(i: u64) -> Vec<u8> {
 /// The Guava (`RSbloom--`) layer of the same shape holding `items`.
 fn guava_layer(f: &CountingFilter, items: impl IntoIterator<Item = Vec<u8>>) -> Layer {
     let m = f.meta();
-    let mut layer = Layer::new(m.capacity, m.error_rate, m.k, m.words);
+    let mut layer = Layer::new(m.capacity, m.error_rate, m.k, m.words).unwrap();
     for i in items {
         layer.insert(guava::hash(&i));
     }

@@ -7,6 +7,7 @@ use std::ops::Range;
 use super::hash::{alt_offset, CfHash, EMPTY};
 use crate::error::{Error, Result};
 use crate::hash::divisor::Divisor;
+use crate::memory::fallible::zeroed;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::prefetch;
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -48,7 +49,7 @@ impl SubFilter {
     /// allocation goes through `calloc`, so untouched pages cost nothing.
     pub fn zeroed(buckets: u64, bucket_size: u8) -> Result<SubFilter> {
         let len = slot_len(buckets, bucket_size)?;
-        SubFilter::from_slots(buckets, bucket_size, vec![EMPTY; len])
+        SubFilter::from_slots(buckets, bucket_size, zeroed(len)?)
     }
 
     /// A sub-filter over existing slots, which must be exactly `buckets * bucket_size`.

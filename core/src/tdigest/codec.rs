@@ -7,18 +7,33 @@
 //! double × merged_nodes  means, double × merged_nodes  weights
 //! ```
 //!
-//! RedisBloom compresses before writing, so only merged nodes are stored, except for a digest
-//! of one observation (it never merges): RedisBloom writes it as `unmerged_nodes = 1` with no
-//! node, losing the value. Here that digest is written as one merged node of weight 1, which
-//! RedisBloom loads as a digest holding the value; reading it back gives the one-observation
-//! digest again (RedisBloom never writes a merged weight of 1, so the form is unambiguous).
-//! RedisBloom's own lossy form still loads: min and max are stored, and for one observation
-//! both are its value.
+//! RedisBloom compresses before writing, so only merged nodes are stored, except when the
+//! compression does not run: a total weight of at most 1. Its one-observation digest is
+//! written as `unmerged_nodes = 1` (weight 1) with no node, losing the value. Here that digest
+//! is written as one merged node of weight 1, which RedisBloom loads as a digest holding the
+//! value; reading it back gives the one-observation digest again (RedisBloom never writes a
+//! merged weight of 1, so the form is unambiguous). RedisBloom's own lossy form still loads
+//! with its value: min and max are stored, and for one observation both are its value.
+//!
+//! What RedisBloom holds after loading its lossy form is not that digest: its node arrays
+//! are zeroed, so it holds a node of mean 0 and weight 0 while the unmerged weight says 1,
+//! and it goes on from there. Every state that reaches loads here as RedisBloom holds it:
+//!
+//! - nodes of weight 0, and a merged weight one over the nodes' sum (the ghost's 1 counted
+//!   by every later compression): `RESTORE` of the lossy form, `TDIGEST.ADD k 8.5 9.5`, and
+//!   RedisBloom writes three nodes, means 0, 8.5, 9.5, weights 0, 1, 1, merged weight 3;
+//! - any number of unmerged nodes of total weight 0 or 1 (`TDIGEST.MERGE` copies the
+//!   weight-0 node, and a total of at most 1 never compresses): loaded as RedisBloom does,
+//!   that many nodes of mean 0 and weight 0, the unmerged weight as stored;
+//! - means that are NaN (two weight-0 nodes merged: 0/0) or infinite (the merge of values
+//!   near ±f64::MAX overflows), which t-digest-c's queries then compute with; a digest whose
+//!   every added mean was NaN keeps the empty digest's min and max.
 //!
 //! RedisBloom believes every field (a NaN or negative compression, a capacity over the
-//! allocated nodes or a million unmerged nodes crash it). Here every field must be what
-//! RedisBloom itself writes: the capacity `6·compression + 10` within `limit`, node counts
-//! within it, weights positive integers adding up to the stored total, means finite.
+//! allocated nodes or a million unmerged nodes crash it). Here the fields must be what
+//! RedisBloom's own code can write: the capacity `6·compression + 10` within `limit`, node
+//! counts within it, weights non-negative integers adding up to the merged weight or one
+//! less, min and max ordered once anything was observed.
 
 use super::{capacity, Centroid, TDigest};
 use crate::error::{bad_data, Error, Result};
@@ -37,26 +52,37 @@ const EXACT: f64 = 9007199254740992.0;
 /// uncompressed digest is written compressed without being changed.
 pub fn save(digest: &TDigest, out: &mut dyn FieldSink) {
     if let Some(value) = digest.single_value() {
-        write(
-            digest,
-            &[Centroid {
-                mean: value,
-                weight: 1,
-            }],
-            1,
-            0,
-            out,
-        );
+        let node = Centroid {
+            mean: value,
+            weight: 1,
+        };
+        write(digest, &[node], 1, 0, 0, out);
     } else if digest.nodes.len() != digest.merged {
         let mut copy = digest.clone();
         copy.compress();
-        save(&copy, out);
+        write_state(&copy, out);
     } else {
-        write(digest, &digest.nodes, digest.merged_weight, 0, out);
+        write_state(digest, out);
     }
 }
 
-fn write(d: &TDigest, nodes: &[Centroid], mw: i64, unmerged: u64, out: &mut dyn FieldSink) {
+/// The fields of `d` as RedisBloom writes its state: the merged nodes, and the unmerged
+/// ones counted but not written (only a total weight of at most 1 leaves any after its
+/// save-time compression).
+fn write_state(d: &TDigest, out: &mut dyn FieldSink) {
+    let unmerged = (d.nodes.len() - d.merged) as u64;
+    let nodes = &d.nodes[..d.merged];
+    write(d, nodes, d.merged_weight, unmerged, d.unmerged_weight, out);
+}
+
+fn write(
+    d: &TDigest,
+    nodes: &[Centroid],
+    mw: i64,
+    unmerged: u64,
+    uw: i64,
+    out: &mut dyn FieldSink,
+) {
     out.put_f64(d.compression);
     out.put_f64(d.min);
     out.put_f64(d.max);
@@ -65,7 +91,7 @@ fn write(d: &TDigest, nodes: &[Centroid], mw: i64, unmerged: u64, out: &mut dyn 
     out.put_u64(unmerged);
     out.put_u64(d.total_compressions as u64);
     out.put_f64(mw as f64);
-    out.put_f64(0.0);
+    out.put_f64(uw as f64);
     for n in nodes {
         out.put_f64(n.mean);
     }
@@ -126,30 +152,32 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TDige
     }
     let merged_weight = weight_field(src.get_f64()?, "merged weight")?;
     let unmerged_weight = weight_field(src.get_f64()?, "unmerged weight")?;
-    let mut d = TDigest::with_cap(compression, cap);
+    if unmerged > cap as u64 - merged as u64 {
+        return Err(bad_data(format!(
+            "t-digest has {unmerged} unmerged nodes after {merged} merged ones, over its \
+             capacity {cap}"
+        )));
+    }
+    let unmerged = unmerged as usize;
+    let mut d = TDigest::with_cap(compression, cap)?;
     d.total_compressions = total_compressions as i64;
     d.min = min;
     d.max = max;
     for _ in 0..merged {
         let mean = src.get_f64()?;
-        if !mean.is_finite() {
-            return Err(bad_data(format!("t-digest centroid mean {mean}")));
-        }
         d.nodes.push(Centroid { mean, weight: 0 });
     }
     let mut sum: i64 = 0;
     for node in d.nodes.iter_mut() {
         let w = weight_field(src.get_f64()?, "centroid weight")?;
-        if w == 0 {
-            return Err(bad_data("t-digest centroid weight 0"));
-        }
         node.weight = w;
         sum = sum
             .checked_add(w)
             .ok_or_else(|| bad_data("t-digest weights overflow"))?;
     }
+    // RedisBloom's ghost node of a lossy load counts 1 in the merged weight, 0 in the nodes.
     let consistent = if (sum as f64) < EXACT {
-        sum == merged_weight
+        merged_weight == sum || merged_weight == sum + 1
     } else {
         merged_weight as f64 >= EXACT
     };
@@ -161,7 +189,9 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TDige
     d.merged = merged;
     d.merged_weight = merged_weight;
     let observed = merged > 0 || unmerged > 0;
-    if observed && !(min.is_finite() && max.is_finite() && min <= max) {
+    // Adds of NaN means (a merge copying NaN nodes) leave min and max as they were.
+    let untouched = min == f64::MAX && max == -f64::MAX;
+    if observed && !(min <= max || untouched) {
         return Err(bad_data(format!("t-digest min {min} / max {max}")));
     }
     if !observed && (min != f64::MAX || max != -f64::MAX) {
@@ -170,10 +200,14 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TDige
     match (merged, unmerged, unmerged_weight) {
         (_, 0, 0) => {}
         // RedisBloom's one-observation form: the node is not stored, min = max is the value.
-        (0, 1, 1) if min == max => d.nodes.push(Centroid {
+        (0, 1, 1) if min == max && merged_weight == 0 => d.nodes.push(Centroid {
             mean: min,
             weight: 1,
         }),
+        // A total weight of at most 1 (weight-0 nodes): RedisBloom's zeroed nodes.
+        (0, _, 0 | 1) if merged_weight == 0 => {
+            d.nodes.resize(unmerged, Centroid::default());
+        }
         _ => {
             return Err(bad_data(format!(
                 "t-digest with {unmerged} unmerged nodes (weight {unmerged_weight}) after \
@@ -183,7 +217,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TDige
     }
     d.unmerged_weight = unmerged_weight;
     // Ours: one observation written as a merged node of weight 1.
-    if d.merged == 1 && d.merged_weight == 1 && d.unmerged_weight == 0 {
+    if d.merged == 1 && d.merged_weight == 1 && d.nodes[0].weight == 1 && unmerged == 0 {
         d.merged = 0;
         d.merged_weight = 0;
         d.unmerged_weight = 1;

@@ -20,12 +20,13 @@ pub mod sort;
 use std::f64::consts::PI;
 
 use crate::error::{check_limit, Error, Result};
+use crate::memory::fallible;
 
 /// TDIGEST.CREATE's compression when none is given.
 pub const DEFAULT_COMPRESSION: i64 = 100;
 
 /// One node: a mean and how many observations it stands for.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Centroid {
     pub mean: f64,
     pub weight: i64,
@@ -146,21 +147,21 @@ impl TDigest {
     /// An empty digest of `compression` (positive), sized by [`capacity`].
     pub fn new(compression: i64, limit: u64) -> Result<TDigest> {
         let cap = capacity(compression, limit)?;
-        Ok(TDigest::with_cap(compression as f64, cap))
+        TDigest::with_cap(compression as f64, cap)
     }
 
-    fn with_cap(compression: f64, cap: usize) -> TDigest {
-        TDigest {
+    fn with_cap(compression: f64, cap: usize) -> Result<TDigest> {
+        Ok(TDigest {
             compression,
             min: f64::MAX,
             max: -f64::MAX,
             cap,
             merged: 0,
-            nodes: Vec::with_capacity(cap),
+            nodes: fallible::with_capacity(cap)?,
             merged_weight: 0,
             unmerged_weight: 0,
             total_compressions: 0,
-        }
+        })
     }
 
     pub fn compression(&self) -> i64 {
@@ -546,7 +547,8 @@ impl TDigest {
     /// TDIGEST.RANK (`reverse`: REVRANK) of one value (not NaN): -2 when empty, -1 / the
     /// count outside the observed range, else the CDF scaled and rounded as RedisBloom does.
     /// A digest of one observation answers as one centroid would (CDF 0.5 at the value):
-    /// RedisBloom replies a NaN cast to an integer there.
+    /// RedisBloom replies a NaN cast to an integer there. Elsewhere a NaN (a digest whose
+    /// nodes all weigh 0) is that cast, as RedisBloom replies it.
     pub fn rank(&mut self, val: f64, reverse: bool) -> i64 {
         let size = self.size() as f64;
         let r = if size == 0.0 {
@@ -575,7 +577,7 @@ impl TDigest {
                 half_round_down(scaled)
             }
         };
-        r as i64
+        c_llong(r)
     }
 
     /// TDIGEST.BYRANK (`reverse`: BYREVRANK) of one rank (non-negative).
@@ -630,6 +632,16 @@ impl TDigest {
             }
         }
         sum / count
+    }
+}
+
+/// C's `(long long)x` as x86-64 computes it (RedisBloom's RANK replies): a NaN or a value
+/// outside the range is `i64::MIN`, where Rust's `as` would give 0 or saturate.
+fn c_llong(x: f64) -> i64 {
+    if (-9223372036854775808.0..9223372036854775808.0).contains(&x) {
+        x as i64
+    } else {
+        i64::MIN
     }
 }
 

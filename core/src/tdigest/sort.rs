@@ -15,8 +15,19 @@ pub fn sort(nodes: &mut [Centroid]) {
     if nodes.len() < 2 {
         return;
     }
+    let budget = work_budget(nodes.len());
+    // A NaN mean (t-digest-c's merge of two weight-0 nodes computes 0/0; such nodes come
+    // from RedisBloom's one-observation saves) compares false with everything: only the
+    // quicksort replica puts it where t-digest-c does. Past the budget, an order of
+    // all bits (the same on every server).
+    if nodes.iter().any(|n| n.mean.is_nan()) {
+        if !quicksort_budget(nodes, budget) {
+            nodes.sort_unstable_by(|a, b| a.mean.total_cmp(&b.mean).then(a.weight.cmp(&b.weight)));
+        }
+        return;
+    }
     let mut sorted = nodes.to_vec();
-    // Means are finite (ADD and the loader refuse the rest), so this is a total order.
+    // No mean is NaN, so this is a total order.
     sorted.sort_unstable_by(|a, b| {
         a.mean
             .partial_cmp(&b.mean)
@@ -28,7 +39,7 @@ pub fn sort(nodes: &mut [Centroid]) {
         w[0].mean == w[1].mean
             && (w[0].mean.to_bits() != w[1].mean.to_bits() || w[0].weight != w[1].weight)
     });
-    if !ambiguous || !quicksort_budget(nodes, work_budget(nodes.len())) {
+    if !ambiguous || !quicksort_budget(nodes, budget) {
         nodes.copy_from_slice(&sorted);
     }
 }

@@ -197,3 +197,137 @@ fn weights_near_the_limit_end_in_an_overflow_error() {
     assert_eq!(result, Err(Error::TdOverflow));
     assert!(d.quantile(0.5).is_finite());
 }
+
+/// The fields of a RedisBloom t-digest value (merged nodes written, unmerged only counted).
+#[allow(clippy::too_many_arguments)]
+fn redisbloom_fields(
+    compression: f64,
+    (min, max): (f64, f64),
+    merged: &[(f64, f64)],
+    unmerged: u64,
+    total_compressions: u64,
+    (mw, uw): (f64, f64),
+) -> Vec<u8> {
+    let mut w = crate::fields::Writer::default();
+    use crate::fields::FieldSink;
+    w.put_f64(compression);
+    w.put_f64(min);
+    w.put_f64(max);
+    w.put_u64(6 * compression as u64 + 10);
+    w.put_u64(merged.len() as u64);
+    w.put_u64(unmerged);
+    w.put_u64(total_compressions);
+    w.put_f64(mw);
+    w.put_f64(uw);
+    merged.iter().for_each(|n| w.put_f64(n.0));
+    merged.iter().for_each(|n| w.put_f64(n.1));
+    w.0
+}
+
+/// RedisBloom 2.8.2's digest after RESTORE of its own one-observation save (of 5) and
+/// `TDIGEST.ADD k 8.5 9.5`: its zeroed node (mean 0, weight 0) kept, the merged weight 3.
+/// It loads, answers as RedisBloom answered (recorded from the live server), and writes
+/// back the same bytes.
+#[test]
+fn redisbloom_ghost_node_state_loads_and_answers_as_redisbloom() {
+    let bytes = redisbloom_fields(
+        100.0,
+        (5.0, 9.5),
+        &[(0.0, 0.0), (8.5, 1.0), (9.5, 1.0)],
+        0,
+        1,
+        (3.0, 0.0),
+    );
+    let mut d = load(&bytes).unwrap();
+    assert_eq!(encode_value(&d), bytes);
+    assert_eq!(
+        (d.info().merged_nodes, d.info().merged_weight, d.size()),
+        (3, 3, 3)
+    );
+    assert_eq!(
+        d.quantiles(&[0.0, 0.2, 0.5, 0.9, 1.0]),
+        [8.5, 8.5, 9.5, 9.5, 9.5]
+    );
+    let cdfs: Vec<f64> = [0.0, 5.0, 8.5, 9.0, 9.5, 10.0]
+        .iter()
+        .map(|&v| d.cdf(v))
+        .collect();
+    assert_eq!(cdfs, [0.0, 0.0, 1.0 / 6.0, 1.0 / 3.0, 5.0 / 6.0, 1.0]);
+    let ranks: Vec<i64> = [0.0, 5.0, 8.5, 9.0, 9.5]
+        .iter()
+        .map(|&v| d.rank(v, false))
+        .collect();
+    assert_eq!(ranks, [-1, 0, 0, 1, 2]);
+    assert_eq!(encode_value(&d), bytes, "queries changed nothing");
+}
+
+/// `TDIGEST.MERGE m 2 g1 g2` of two such restored digests: two weight-0 nodes, a total
+/// weight of 0, so RedisBloom never compresses and writes them as unmerged; then
+/// `TDIGEST.ADD m 1 2 3` merges the two into a node of mean 0/0, a NaN (x86's, sign set).
+#[test]
+fn redisbloom_unmerged_zero_weight_and_nan_mean_states_load() {
+    let bytes = redisbloom_fields(100.0, (0.0, 0.0), &[], 2, 0, (0.0, 0.0));
+    let mut d = load(&bytes).unwrap();
+    assert_eq!(encode_value(&d), bytes);
+    assert_eq!((d.info().unmerged_nodes, d.size()), (2, 0));
+    assert!(d.quantile(0.5).is_nan());
+    assert_eq!(d.rank(0.0, false), -2);
+    d.add_values(&[1.0, 2.0, 3.0]).unwrap();
+    assert_eq!(d.quantiles(&[0.0, 0.5, 1.0]), [1.0, 2.0, 3.0]);
+    let nan = f64::from_bits(0xfff8_0000_0000_0000);
+    let after = redisbloom_fields(
+        100.0,
+        (0.0, 3.0),
+        &[(nan, 0.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0)],
+        0,
+        1,
+        (3.0, 0.0),
+    );
+    assert_eq!(
+        encode_value(&d),
+        after,
+        "RedisBloom 2.8.2's DUMP after the ADD"
+    );
+    let mut back = load(&after).unwrap();
+    assert_eq!(encode_value(&back), after);
+    assert_eq!(back.quantiles(&[0.0, 0.5, 1.0]), [1.0, 2.0, 3.0]);
+    crate::testkit::tdigest::exercise(&mut back);
+}
+
+/// What RedisBloom's writers cannot produce stays refused: a merged weight two over the
+/// nodes' sum or under it, unmerged nodes after merged ones, or with a weight over 1.
+#[test]
+fn unreachable_weight_states_stay_refused() {
+    let nodes = [(0.0, 0.0), (8.5, 1.0), (9.5, 1.0)];
+    for mw in [1.0, 4.0] {
+        let bytes = redisbloom_fields(100.0, (5.0, 9.5), &nodes, 0, 1, (mw, 0.0));
+        assert!(load(&bytes).is_err(), "merged weight {mw}");
+    }
+    let bytes = redisbloom_fields(100.0, (5.0, 9.5), &nodes, 1, 1, (3.0, 1.0));
+    assert!(load(&bytes).is_err());
+    let bytes = redisbloom_fields(100.0, (0.0, 1.0), &[], 3, 0, (0.0, 2.0));
+    assert!(load(&bytes).is_err());
+    let bytes = redisbloom_fields(1.0, (0.0, 1.0), &[], 17, 0, (0.0, 0.0));
+    assert!(load(&bytes).is_err(), "unmerged nodes over the capacity");
+}
+
+/// The t-digest-c merge of values near ±f64::MAX overflows a mean to infinity; the digest
+/// saves and loads again.
+#[test]
+fn overflowed_means_survive_the_codec() {
+    let mut d = digest(1, &[]);
+    for i in 0..200 {
+        let v = if i % 2 == 0 { f64::MAX } else { -f64::MAX };
+        d.add_values(&[v]).unwrap();
+    }
+    d.compress();
+    assert!(
+        d.merged_nodes().iter().any(|n| !n.mean.is_finite()),
+        "{:?}",
+        d.merged_nodes()
+    );
+    let bytes = encode_value(&d);
+    let mut back = load(&bytes).unwrap();
+    assert_eq!(encode_value(&back), bytes);
+    crate::testkit::tdigest::exercise(&mut back);
+}

@@ -22,6 +22,7 @@ use super::hash::fingerprint;
 use super::sketch::{Bucket, Entry, Params, TopK, BUCKET_BYTES, HEAP_ENTRY_BYTES};
 use crate::error::{bad_data, check_limit, Result};
 use crate::fields::{FieldSink, FieldSource};
+use crate::memory::fallible;
 
 /// RedisBloom's type name for Top-K sketches (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "TopK-TYPE";
@@ -103,13 +104,11 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TopK>
                 params.depth
             )));
         }
-        buckets = bytes
-            .chunks_exact(8)
-            .map(|b| Bucket {
-                fp: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                count: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-            })
-            .collect();
+        buckets = fallible::with_capacity(cells)?;
+        buckets.extend(bytes.chunks_exact(8).map(|b| Bucket {
+            fp: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            count: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+        }));
         Ok(())
     })?;
     let mut raw = Vec::new();
@@ -122,21 +121,23 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<TopK>
             )));
         }
         let u32_at = |e: &[u8], at: usize| u32::from_le_bytes(e[at..at + 4].try_into().unwrap());
-        raw = bytes
-            .chunks_exact(HEAP_ENTRY_BYTES as usize)
-            .map(|e| RawEntry {
-                fp: u32_at(e, 0),
-                itemlen: u32_at(e, 4),
-                pointer: u64::from_le_bytes(e[8..16].try_into().unwrap()),
-                count: u32_at(e, 16),
-            })
-            .collect();
+        raw = fallible::with_capacity(params.k as usize)?;
+        raw.extend(
+            bytes
+                .chunks_exact(HEAP_ENTRY_BYTES as usize)
+                .map(|e| RawEntry {
+                    fp: u32_at(e, 0),
+                    itemlen: u32_at(e, 4),
+                    pointer: u64::from_le_bytes(e[8..16].try_into().unwrap()),
+                    count: u32_at(e, 16),
+                }),
+        );
         Ok(())
     })?;
     let items: u64 = raw.iter().map(|e| e.itemlen as u64).sum();
     check_limit(fixed + items, limit)?;
     let rolls = raw[0].pointer;
-    let mut heap = Vec::with_capacity(raw.len());
+    let mut heap = fallible::with_capacity(raw.len())?;
     for (i, e) in raw.iter().enumerate() {
         let mut entry = None;
         src.with_bytes(&mut |bytes| {
@@ -170,7 +171,7 @@ fn load_item(i: usize, e: &RawEntry, bytes: &[u8]) -> Result<Entry> {
         if prefix.contains(&0) {
             return Err(bad("a cut item holds a NUL"));
         }
-        let mut item = vec![0u8; len];
+        let mut item = fallible::zeroed::<u8>(len)?;
         item[..prefix.len()].copy_from_slice(prefix);
         if len == 0 && fingerprint(b"") != e.fp {
             return Err(bad("the fingerprint is not the empty item's"));

@@ -15,6 +15,7 @@
 use super::decay::{DecayTable, Draws};
 use super::hash::{fingerprint, murmur2};
 use crate::error::{check_limit, Result};
+use crate::memory::fallible::filled;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// RedisBloom's defaults for `TOPK.RESERVE key k`.
@@ -126,8 +127,11 @@ impl TopK {
         params.validate(limit)?;
         Ok(TopK::from_parts(
             params,
-            vec![Bucket::default(); params.width as usize * params.depth as usize],
-            vec![Entry::default(); params.k as usize],
+            filled(
+                params.width as usize * params.depth as usize,
+                Bucket::default(),
+            )?,
+            filled(params.k as usize, Entry::default())?,
             0,
         ))
     }

@@ -186,11 +186,15 @@ impl WindowFilter {
                 }
             },
         };
-        // From here the add cannot fail.
+        // The new ring is allocated before anything changes (an allocator's refusal is an
+        // error that leaves the window as it was); from here the add cannot fail.
+        let new = match new {
+            Some(meta) => Some(WindowFilter::empty(meta)?),
+            None => None,
+        };
         self.drop_expired_layers(now);
-        if let Some(meta) = new {
+        if let Some(ring) = new {
             let at = self.layers.partition_point(|l| l.level < level);
-            let ring = WindowFilter::empty(meta);
             self.layers.insert(at, Layer { level, ring });
             self.counted.changes = self.counted.changes.wrapping_add(1);
         }

@@ -114,11 +114,11 @@ struct Ring {
 }
 
 impl Ring {
-    /// The ring it describes, its words zero.
-    fn build(&self) -> WindowFilter {
-        let mut ring = WindowFilter::empty(self.meta);
+    /// The ring it describes, its words zero (or `AllocFailed`).
+    fn build(&self) -> Result<WindowFilter> {
+        let mut ring = WindowFilter::empty(self.meta)?;
         ring.generations_mut().copy_from_slice(&self.generations);
-        ring
+        Ok(ring)
     }
 }
 
@@ -131,17 +131,15 @@ struct Parsed {
 
 impl Parsed {
     /// The window it describes, every ring's words zero.
-    fn build(&self) -> WindowFilter {
-        let mut filter = self.reserved.build();
-        filter.layers = self
-            .layers
-            .iter()
-            .map(|(level, ring)| Layer {
+    fn build(&self) -> Result<WindowFilter> {
+        let mut filter = self.reserved.build()?;
+        for (level, ring) in &self.layers {
+            filter.layers.push(Layer {
                 level: *level,
-                ring: ring.build(),
-            })
-            .collect();
-        filter
+                ring: ring.build()?,
+            });
+        }
+        Ok(filter)
     }
 
     /// Bytes of every ring's words, in stream order.
@@ -252,7 +250,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Windo
     let parsed = parse_blocks(src, version, limit)?;
     // Every block is checked (the memory too) before a ring is allocated; each ring's
     // stored length before its words are.
-    let mut filter = parsed.reserved.build();
+    let mut loaded: Option<WindowFilter> = None;
     let mut offset = 0u64;
     for (i, expected) in parsed.word_bytes().enumerate() {
         src.with_bytes(&mut |bytes| {
@@ -262,18 +260,22 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Windo
                     bytes.len()
                 )));
             }
-            if i > 0 {
-                let (level, ring) = &parsed.layers[i - 1];
-                filter.layers.push(Layer {
-                    level: *level,
-                    ring: ring.build(),
-                });
-            }
+            let filter = match loaded.as_mut() {
+                None => loaded.insert(parsed.reserved.build()?),
+                Some(filter) => {
+                    let (level, ring) = &parsed.layers[i - 1];
+                    filter.layers.push(Layer {
+                        level: *level,
+                        ring: ring.build()?,
+                    });
+                    filter
+                }
+            };
             filter.write_chunk(offset, bytes)
         })?;
         offset += expected;
     }
-    Ok(filter)
+    loaded.ok_or_else(|| bad_data("no words"))
 }
 
 /// A window without layers as a version 1 value (what this module wrote before burst
@@ -328,7 +330,7 @@ pub fn decode_header(bytes: &[u8], limit: u64) -> Result<WindowFilter> {
     if trailing != 0 {
         return Err(bad_data("trailing bytes after the header"));
     }
-    Ok(parsed.build())
+    parsed.build()
 }
 
 /// The version byte of a header this module wrote or takes (1 or 2), for tools and tests.

@@ -12,6 +12,7 @@ use crate::bloom::ItemHash;
 use crate::error::{bad_data, check_limit, Error, Result};
 use crate::hash::murmur3::fmix64;
 use crate::le_words;
+use crate::memory::fallible::zeroed;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::{prefetch, with_ahead};
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -246,21 +247,22 @@ impl WindowFilter {
     pub fn new(window: Window, error_rate: f64, capacity: u64, limit: u64) -> Result<Self> {
         let meta = WindowMeta::new(window, error_rate, capacity)?;
         meta.validate(limit)?;
-        Ok(Self::empty(meta))
+        Self::empty(meta)
     }
 
-    /// A filter of these parameters (validated by the caller) with every word zero.
-    pub(super) fn empty(meta: WindowMeta) -> WindowFilter {
-        let words = vec![0u64; words_for(&meta.shape) as usize];
+    /// A filter of these parameters (validated by the caller) with every word zero, or
+    /// `AllocFailed`.
+    pub(super) fn empty(meta: WindowMeta) -> Result<WindowFilter> {
+        let words = zeroed::<u64>(words_for(&meta.shape) as usize)?;
         advise_huge_pages(&words);
-        WindowFilter {
+        Ok(WindowFilter {
             words,
             meta,
             generations: vec![Generation::default(); meta.shape.slices as usize],
             starts_memo: StartsMemo::default(),
             layers: Vec::new(),
             counted: Counted::default(),
-        }
+        })
     }
 
     pub fn meta(&self) -> WindowMeta {

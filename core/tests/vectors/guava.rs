@@ -92,7 +92,7 @@ fn every_guava_filter_is_rebuilt_bit_for_bit_with_identical_answers() {
 
         let s = Sizing::guava(n, p);
         assert_eq!((s.k, s.words), (k, longs), "{name}: sizing");
-        let mut layer = Layer::new(n, p, s.k, s.words);
+        let mut layer = Layer::new(n, p, s.k, s.words).unwrap();
         let items = items(name, n);
         for item in &items {
             layer.insert(guava::hash(item));

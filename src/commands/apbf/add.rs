@@ -23,7 +23,9 @@ use crate::config;
 /// replicated: a replica never meets the refusal (its limit may differ).
 fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Result<Added> {
     let key = open_write(call);
-    let limit = config::max_filter_bytes();
+    // None for the server's own data (the primary's stream, the AOF): a replica takes every
+    // add its primary took, whatever the two limits are.
+    let limit = call.size_limit();
     let (mut filter, created) = match key.write::<WindowFilter>()? {
         Some(f) => (f, false),
         None if create => (create_count(call, &key, limit)?, true),

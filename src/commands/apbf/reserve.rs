@@ -13,7 +13,6 @@ use crate::commands::grammar;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// The most milliseconds a span may have (as the core allows).
 const MAX_SPAN_MS: f64 = rsbloom_core::window::filter::MAX_SPAN_MS as f64;
@@ -58,7 +57,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     if key.read::<WindowFilter>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let filter = WindowFilter::new(window, error_rate, capacity, config::max_filter_bytes())?;
+    let filter = WindowFilter::new(window, error_rate, capacity, call.size_limit())?;
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter);
     call.notify();

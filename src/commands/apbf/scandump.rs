@@ -26,7 +26,7 @@ pub fn scandump(call: &Call) -> Result<Reply> {
 /// on an existing key every iterator writes a chunk of words.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
     let iter = grammar::integer(&call.args[2]).ok_or(Error::LoadChunkNotNumeric)?;
-    let limit = config::max_filter_bytes();
+    let limit = call.size_limit();
     let key = open_write(call);
     let existing = key.write::<WindowFilter>()?;
     let refused = |e| call.refused_load::<WindowFilter>(e);

@@ -39,7 +39,7 @@ fn add_items(
     create: Create,
     mut each: impl FnMut(Result<bool>),
 ) -> Result<()> {
-    let limit = config::max_filter_bytes();
+    let limit = call.size_limit();
     let key = open_write(call);
     let (mut chain, created) = match key.write::<Chain>()? {
         Some(chain) => (chain, false),

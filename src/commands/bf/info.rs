@@ -23,7 +23,7 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
         "SIZE" => Reply::count(chain.memory_bytes()),
         "FILTERS" => Reply::count(chain.layers().len() as u64),
         "ITEMS" => Reply::count(chain.count()),
-        _ if chain.is_scaling() => Reply::count(chain.expansion() as u64),
+        _ if chain.is_scaling() => Reply::count(chain.expansion_rate() as u64),
         _ => Reply::Null,
     }
 }

@@ -14,7 +14,6 @@ use crate::commands::grammar::{Found, Keywords};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
@@ -42,7 +41,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     if key.read::<Chain>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let chain = key.store(new.create(config::max_filter_bytes())?)?;
+    let chain = key.store(new.create(call.size_limit())?)?;
     replicate_creation(call.ctx, call.key(), &chain, &[]);
     call.notify();
     Ok(Reply::Ok)

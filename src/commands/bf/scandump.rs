@@ -25,7 +25,7 @@ pub fn scandump(call: &Call) -> Result<Reply> {
 /// on an existing key every iterator writes a data chunk.
 pub fn loadchunk(call: &Call) -> Result<Reply> {
     let iter = grammar::integer(&call.args[2]).ok_or(Error::LoadChunkNotNumeric)?;
-    let limit = config::max_filter_bytes();
+    let limit = call.size_limit();
     let key = open_write(call);
     // A key of another type is WRONGTYPE whatever the data holds, so it is checked first.
     let existing = key.write::<Chain>()?;

@@ -10,7 +10,6 @@ use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// Only Guava's format exists so far; the keyword leaves room for others.
 fn format(arg: &Arg) -> Result<()> {
@@ -44,12 +43,7 @@ pub fn import(call: &Call) -> Result<Reply> {
     if !key.is_empty() {
         return Err(Error::ItemExists);
     }
-    let chain = writeto::import(
-        argv[3].as_slice(),
-        capacity,
-        error,
-        config::max_filter_bytes(),
-    )?;
+    let chain = writeto::import(argv[3].as_slice(), capacity, error, call.size_limit())?;
     key.store(chain)?;
     call.ctx.replicate_verbatim();
     call.notify();

@@ -19,7 +19,7 @@ use crate::config;
 /// the processed items; otherwise the command as it came if every item was processed, else
 /// the processed prefix, so a replica never meets the refusal.
 fn add_items(call: &Call, mut each: impl FnMut(Result<bool>)) -> Result<()> {
-    let limit = config::max_filter_bytes();
+    let limit = call.size_limit();
     let key = open_write(call);
     let (mut filter, created) = match key.write::<CountingFilter>()? {
         Some(f) => (f, false),

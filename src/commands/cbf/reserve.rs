@@ -41,12 +41,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     if key.read::<CountingFilter>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let filter = CountingFilter::new(
-        error_rate,
-        capacity,
-        counter_bits,
-        config::max_filter_bytes(),
-    )?;
+    let filter = CountingFilter::new(error_rate, capacity, counter_bits, call.size_limit())?;
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter, &[]);
     call.notify();

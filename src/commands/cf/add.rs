@@ -21,6 +21,7 @@ use crate::datatype::Family;
 /// given) when missing and `create` allows it; also whether it was created.
 fn open_or_create<'a>(
     key: &Key,
+    limit: u64,
     create: bool,
     capacity: Option<u64>,
 ) -> Result<(Writing<'a, CuckooFilter>, bool)> {
@@ -36,7 +37,7 @@ fn open_or_create<'a>(
         d.bucket_size,
         d.max_iterations,
         d.expansion,
-        config::max_filter_bytes(),
+        limit,
     )?;
     Ok((key.store(filter)?, true))
 }
@@ -44,9 +45,9 @@ fn open_or_create<'a>(
 /// CF.ADD and CF.ADDNX.
 fn add_one(call: &Call, nx: bool) -> Result<Reply> {
     let ctx = call.ctx;
-    let limits = config::cf_limits();
+    let limits = config::cf_limits(call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, true, None)?;
+    let (mut filter, created) = open_or_create(&key, call.size_limit(), true, None)?;
     let item = call.args[2].as_slice();
     let result = filter
         .check_expansions(limits.max_expansions)
@@ -99,9 +100,9 @@ fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
     )?;
     let items = &argv[first_item..];
 
-    let limits = config::cf_limits();
+    let limits = config::cf_limits(call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, !nocreate, capacity)?;
+    let (mut filter, created) = open_or_create(&key, call.size_limit(), !nocreate, capacity)?;
     let checked = filter.check_expansions(limits.max_expansions);
     let mut results = Vec::with_capacity(items.len());
     if checked.is_ok() {

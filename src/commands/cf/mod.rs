@@ -2,7 +2,7 @@
 //! commands, RedisBloom-style option values, and how a creation is replicated.
 //!
 //! Replies, defaults, limits and error texts are RedisBloom 8's, except where it crashes,
-//! loses data or guesses at arguments (see the README's "Cuckoo filters" section).
+//! loses data or guesses at arguments (see docs/commands/cuckoo.md and docs/differences.md).
 
 pub mod add;
 pub mod del;

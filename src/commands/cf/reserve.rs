@@ -57,7 +57,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
         bucket_size as u8,
         iterations as u16,
         expansion as u16,
-        config::max_filter_bytes(),
+        call.size_limit(),
     )?;
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter);

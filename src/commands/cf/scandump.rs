@@ -50,7 +50,7 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
         (false, false) => return Err(Error::NotFound),
         _ => {}
     }
-    let limit = config::max_filter_bytes();
+    let limit = call.size_limit();
     let load = scandump::parse_load_from(iter, call.args[3].as_slice(), limit, sender(ctx));
     match load.map_err(CuckooFilter::refused_load)? {
         Load::Header(meta) => {

@@ -12,7 +12,6 @@ use crate::commands::grammar::{double, integer};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// CMS.INITBYDIM key width depth
 pub fn initbydim(call: &Call) -> Result<Reply> {
@@ -47,7 +46,7 @@ fn create(
         return Err(Error::CmsKeyExists);
     }
     let (width, depth) = dims(call.args)?;
-    let sketch = CountMinSketch::new(width, depth, config::max_filter_bytes())?;
+    let sketch = CountMinSketch::new(width, depth, call.size_limit())?;
     key.store(sketch)?;
     let (w, d) = (width.to_string(), depth.to_string());
     let args: [&[u8]; 3] = [call.key().as_slice(), w.as_bytes(), d.as_bytes()];

@@ -1,7 +1,7 @@
 //! The Count-Min Sketch commands (`CMS.*`): their rows (`rows.rs`) and one file per group of
 //! commands. Replies, limits, check order and error texts are RedisBloom 8's, except that
-//! sizes are checked against `bf.max-filter-bytes` before anything is allocated (see the
-//! README's "Count-Min Sketch" section).
+//! sizes are checked against `bf.max-filter-bytes` before anything is allocated (see
+//! docs/commands/cms.md and docs/differences.md).
 
 pub mod create;
 pub mod info;

@@ -3,7 +3,7 @@
 //!
 //! Replies, defaults, limits and error texts are RedisBloom 8's, except where it crashes
 //! (huge compressions), answers a NaN cast to an integer (RANK of a one-value digest) or
-//! ignores words it does not know (see the README's "t-digest" section).
+//! ignores words it does not know (see docs/commands/tdigest.md and docs/differences.md).
 
 pub mod query;
 pub mod rows;

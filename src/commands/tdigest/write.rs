@@ -10,7 +10,6 @@ use crate::commands::grammar::{self, is, Keywords, Opt};
 use crate::commands::key::{open_named, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// RedisBloom's compression argument: an integer, positive.
 fn compression(arg: &Arg) -> Result<i64> {
@@ -46,7 +45,7 @@ pub fn create(call: &Call) -> Result<Reply> {
         }
         c = compression(&argv[3])?;
     }
-    key.store(TDigest::new(c, config::max_filter_bytes())?)?;
+    key.store(TDigest::new(c, call.size_limit())?)?;
     done(call)
 }
 
@@ -158,7 +157,7 @@ pub fn merge(call: &Call) -> Result<Reply> {
     words.all_known()?;
     let kept = if override_ { None } else { dest_compression };
     let c = given.or(kept).unwrap_or(max);
-    let mut to = TDigest::new(c, config::max_filter_bytes()).map_err(|e| match e {
+    let mut to = TDigest::new(c, call.size_limit()).map_err(|e| match e {
         Error::TdAllocFailed => Error::TdMergeAllocFailed,
         e => e,
     })?;

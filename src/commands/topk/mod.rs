@@ -2,8 +2,8 @@
 //! (TOPK.ADD, TOPK.INCRBY) and the reads (TOPK.QUERY, TOPK.COUNT, TOPK.LIST, TOPK.INFO).
 //!
 //! Replies, defaults, limits and error texts are RedisBloom 8's, except where it crashes,
-//! breaks the protocol, cuts items or guesses at arguments (see the README's "Top-K"
-//! section). Writes are replicated verbatim: the decay is deterministic, so a replica that
+//! breaks the protocol, cuts items or guesses at arguments (see docs/commands/topk.md and
+//! docs/differences.md). Writes are replicated verbatim: the decay is deterministic, so a replica that
 //! runs the same command holds the same bytes.
 
 pub mod add;

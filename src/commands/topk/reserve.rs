@@ -15,7 +15,6 @@ use crate::commands::grammar;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
-use crate::config;
 
 /// A dimension: an integer in [1, 2^32-1].
 fn dimension(arg: &Arg, error: Error) -> Result<u32> {
@@ -55,7 +54,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
             decay: DEFAULT_DECAY,
         }
     };
-    let topk = TopK::new(params, config::max_filter_bytes())?;
+    let topk = TopK::new(params, call.size_limit())?;
     key.store(topk)?;
     call.ctx.replicate_verbatim();
     call.notify();

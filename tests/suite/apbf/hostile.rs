@@ -40,7 +40,7 @@ fn parse(dump: &[u8], frame: &Frame) -> Vec<F> {
     let mut cur = Cursor::new(dump);
     cur.module_head(frame.module_id(), 2).unwrap();
     let mut out = Vec::new();
-    let mut ring = |cur: &mut Cursor, out: &mut Vec<F>| {
+    let ring = |cur: &mut Cursor, out: &mut Vec<F>| {
         let at = out.len();
         for i in 0..GENERATIONS {
             out.push(if i == RATE {

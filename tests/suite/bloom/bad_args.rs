@@ -4,7 +4,7 @@
 //!
 //! The texts, limits and check order are RedisBloom 8's (its error texts differ between
 //! BF.RESERVE and BF.INSERT); where rsbloom differs on purpose the row says so
-//! (`Unspecified:` where neither RedisBloom nor the README decides). Numbers are read by the
+//! (`Unspecified:` where neither RedisBloom nor the docs decide). Numbers are read by the
 //! server's own parsers, as RedisBloom reads them:
 //! - Integers are Redis's `string2ll`: no `+`, no leading zero, no `-0`, no spaces, within
 //!   64 bits. Doubles are `strtod`-like: "1e400", "-1e400" and "1e-400" overflow or

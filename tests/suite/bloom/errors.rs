@@ -1,4 +1,4 @@
-//! Every row of the module's error table (see "Errors" in the README), with the exact texts.
+//! Every row of the module's error table (docs/errors.md), with the exact texts.
 
 use rsbloom_test_support as common;
 

@@ -254,7 +254,7 @@ fn an_imported_guava_filter_keeps_room_for_the_n_it_was_made_for() {
     let sizing = Sizing::guava(5000, 0.02);
     assert_eq!((sizing.words, sizing.k), (637, 6));
     for items in [4950, 5090] {
-        let mut layer = Layer::new(5000, 0.02, sizing.k, sizing.words);
+        let mut layer = Layer::new(5000, 0.02, sizing.k, sizing.words).unwrap();
         for i in 0..items {
             layer.insert(guava::hash(format!("user:{i}").as_bytes()));
         }

@@ -3,7 +3,7 @@
 //! a Redis 7.4.1 started on RedisBloom's `all.rdb` and by one replaying its `all.base.aof`:
 //! TYPE, CMS.INFO (RESP2 and RESP3) as recorded, every item of the session queried (the
 //! answers of the sketch the core decodes from the DUMP), MEMORY USAGE (rsbloom's figure,
-//! see the README), and DUMP byte-identical without the RDB version and CRC. And the other
+//! see docs/commands/cms.md), and DUMP byte-identical without the RDB version and CRC. And the other
 //! way: RedisBloom 2.8.2 on Redis 7.4.1 loading rsbloom's DUMP payloads and RDB file.
 
 use rsbloom_test_support as common;

@@ -4,7 +4,7 @@
 //! same rule (`@write`, `@read`). Checked by what users with category rules may run, through
 //! connections authenticated as them, by COMMAND INFO and by ACL CAT, on every server: Redis
 //! 7.0 has no module ACL categories, so there the commands are in none (only `+@all` grants
-//! them, and the README's rules that name commands work everywhere).
+//! them, and the rules of docs/acl.md that name commands work everywhere).
 
 use rsbloom_test_support as common;
 
@@ -233,7 +233,7 @@ fn user(name: &'static str, rules: &[&str], grants: fn(&Row) -> bool, get: bool)
     }
 }
 
-/// The README's rules for servers without module categories: the categories, and the
+/// The rules of docs/acl.md for servers without module categories: the categories, and the
 /// commands named one by one (`+bf.exists ...` to grant the reads, `-bf.add ...` to take the
 /// writes away).
 fn by_name(start: &[&str], sign: char, write: bool) -> Vec<String> {
@@ -378,7 +378,7 @@ fn every_command_is_granted_by_its_categories() {
         );
     }
 
-    // The README's rules for Redis 7.0, naming the commands: the same grants on every server.
+    // The rules of docs/acl.md for Redis 7.0, naming the commands: the same grants on every server.
     let named = [
         ("readnamed", by_name(&["-@all", "+@read"], '+', false)),
         ("nowritenamed", by_name(&["+@all", "-@write"], '-', true)),

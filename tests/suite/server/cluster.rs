@@ -3,7 +3,7 @@
 //! a reshard (MIGRATE, i.e. DUMP/RESTORE through the type's RDB callbacks) moves a third of
 //! the slots and every filter answers as before; a manual failover and a `kill -9` of a
 //! master leave the promoted replica answering identically for every acknowledged write; the
-//! README's sharded-filter recipe (`examples/sharded_filter.rs`) spreads over every master.
+//! sharded-filter recipe of docs/running-at-scale.md (`examples/sharded_filter.rs`) spreads over every master.
 //! Cuckoo filters (grown, with deletes and compactions) go through the same reshard and
 //! failovers (`cluster/cuckoo.rs`), and Count-Min Sketches, Top-K lists and t-digests
 //! through the reshard (`cluster/sketches.rs`).

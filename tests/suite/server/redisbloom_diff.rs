@@ -2,7 +2,7 @@
 //! on Redis 7.4.1, rsbloom creating RedisBloom's formats on the same binary: a fixed-seed
 //! run in which every divergence must be one `docs/differences.txt` lists, for the filters
 //! and for the sketches (Count-Min Sketch, Top-K, t-digest). And the list
-//! against the README's "Differences from RedisBloom" section, both ways.
+//! against the page `docs/differences.md`, both ways.
 //! `make fuzz-diff` runs longer, with other seeds or another RedisBloom.
 
 use rsbloom_test_support as common;
@@ -57,25 +57,25 @@ fn redisbloom_and_rsbloom_sketches_answer_alike_but_for_listed_differences() {
 }
 
 #[test]
-fn the_readme_differences_and_the_list_are_the_same() {
+fn the_differences_page_and_the_list_are_the_same() {
     let rules = Rules::load();
-    let readme = std::fs::read_to_string(common::workspace_root().join("README.md"))
-        .expect("read README.md");
-    let (tags, untagged) = diff::rules::readme_tags(&readme);
+    let page = std::fs::read_to_string(common::workspace_root().join("docs/differences.md"))
+        .expect("read docs/differences.md");
+    let (tags, untagged) = diff::rules::page_tags(&page);
     assert!(
         untagged.is_empty(),
-        "items of the README's differences without a `(diff: <id>)` tag: {untagged:?}"
+        "items of docs/differences.md without a `(diff: <id>)` tag: {untagged:?}"
     );
     for tag in &tags {
         assert!(
             rules.get(tag).is_some(),
-            "the README tags `{tag}`, which docs/differences.txt does not list"
+            "docs/differences.md tags `{tag}`, which docs/differences.txt does not list"
         );
     }
     for rule in &rules.rules {
         assert!(
             tags.contains(&rule.id),
-            "docs/differences.txt lists `{}` (line {}), which the README's differences do not tag",
+            "docs/differences.txt lists `{}` (line {}), which docs/differences.md does not tag",
             rule.id,
             rule.line
         );

@@ -95,14 +95,10 @@ fn redisbloom_crashers_are_refused() {
         ("merged nodes past the data", set(&fields, 4, F::U(15))),
         ("NaN min", set(&fields, 1, F::D(f64::NAN))),
         ("min over max", set(&fields, 1, F::D(1e300))),
-        ("NaN mean", set(&fields, 9, F::D(f64::NAN))),
-        ("merged weight off", set(&fields, 7, F::D(41.0))),
+        ("merged weight two over", set(&fields, 7, F::D(42.0))),
+        ("merged weight under", set(&fields, 7, F::D(39.0))),
         ("negative merged weight", set(&fields, 7, F::D(-40.0))),
         ("unmerged weight without nodes", set(&fields, 8, F::D(3.0))),
-        ("a weight of 0", {
-            let n = fields.len();
-            set(&fields, n - 1, F::D(0.0))
-        }),
         ("a negative weight", {
             let n = fields.len();
             set(&fields, n - 1, F::D(-1.0))
@@ -114,6 +110,35 @@ fn redisbloom_crashers_are_refused() {
     ];
     for (what, f) in &cases {
         expect_restore_refused(&mut con, "bad", &frame.payload(f), what);
+        check_witnesses(&mut server, &mut con, &dump, what);
+    }
+    // States RedisBloom's own code reaches (core/src/tdigest/codec.rs): a NaN mean, a
+    // merged weight one over the nodes' sum, a node of weight 0 (RedisBloom's zeroed node
+    // after it loads its one-observation save). They load and answer every query.
+    let n = fields.len();
+    let reachable: Vec<(&str, Vec<F>)> = vec![
+        ("NaN mean", set(&fields, 9, F::D(f64::NAN))),
+        ("merged weight one over", set(&fields, 7, F::D(41.0))),
+        ("a weight of 0", set(&fields, n - 1, F::D(0.0))),
+    ];
+    for (what, f) in &reachable {
+        assert_eq!(
+            restore(&mut con, "ok", &frame.payload(f)),
+            Value::Okay,
+            "{what}"
+        );
+        for q in [
+            vec!["TDIGEST.QUANTILE", "ok", "0", "0.5", "1"],
+            vec!["TDIGEST.CDF", "ok", "0", "10", "1e300"],
+            vec!["TDIGEST.RANK", "ok", "0", "10"],
+            vec!["TDIGEST.TRIMMED_MEAN", "ok", "0.1", "0.9"],
+            vec!["TDIGEST.ADD", "ok", "1", "2", "3"],
+            vec!["TDIGEST.INFO", "ok"],
+        ] {
+            let v = raw(&mut con, &q);
+            assert!(err_of(&v).is_none(), "{what}: {q:?}: {v:?}");
+        }
+        expect_int(&mut con, &["DEL", "ok"], 1);
         check_witnesses(&mut server, &mut con, &dump, what);
     }
     // Every truncation of a valid body.

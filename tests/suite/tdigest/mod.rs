@@ -6,4 +6,5 @@ mod hostile_restore;
 mod persistence;
 mod redisbloom_load;
 mod redisbloom_replay;
+mod redisbloom_states;
 mod redisbloom_transfer;

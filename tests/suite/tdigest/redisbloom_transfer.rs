@@ -13,14 +13,14 @@ use super::redisbloom_replay::{opts, CONFIGS};
 
 const SET: &str = "redisbloom-tdigest";
 
-fn redisbloom() -> ServerOpts {
+pub(super) fn redisbloom() -> ServerOpts {
     ServerOpts::default()
         .on(&Installed::get("redis-7.4"))
         .redisbloom()
 }
 
 /// The queries both sides must answer alike.
-fn queries(key: &str) -> Vec<Vec<String>> {
+pub(super) fn queries(key: &str) -> Vec<Vec<String>> {
     let k = key.to_string();
     let q = |parts: &[&str]| {
         let mut v = vec![parts[0].to_string(), k.clone()];

@@ -1,4 +1,4 @@
-//! TOPK.* on rsbloom: RedisBloom's quirks fixed (README "Top-K"), its crashes as errors,
+//! TOPK.* on rsbloom: RedisBloom's quirks fixed (docs/differences.md, "Top-K"), its crashes as errors,
 //! the limits, and RedisBloom's own DUMPs with cut items loaded as well as they can be.
 
 use super::common::client::*;

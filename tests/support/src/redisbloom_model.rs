@@ -5,9 +5,10 @@
 //! answers, growth and bits exactly.
 //!
 //! The rules, for the RDB value and the SCANDUMP header alike: encoding version 4; options
-//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth a
-//! 32-bit value (RedisBloom's field), in 1..=32768 for a scaling filter (a non-scaling one
-//! records any growth, 0 after RedisBloom 8's `EXPANSION 0`, and never reads it);
+//! exactly 5 (NOROUND | FORCE64) or 13 (also NO_SCALING, then exactly one link); growth any
+//! 32-bit value (RedisBloom's field: 2.8 takes any `EXPANSION` and keeps 32 bits of it, 0
+//! from 2^32, and then its filter cannot grow; a non-scaling one records any growth, 0
+//! after RedisBloom 8's `EXPANSION 0`, and never reads it);
 //! nfilters >= 1; per link entries >= 1, error a finite number in (0, 1), hashes in
 //! 1..=1100, bpe finite and > 0, hashes = ceil(LN2 * bpe) (RedisBloom's check of a header;
 //! rsbloom holds RDB values to it too), bits a non-zero multiple of 64, n2 == 0, the bit array (or
@@ -370,10 +371,7 @@ fn rules(
     if options != SCALING && options != NO_SCALING {
         return refuse(format!("options {options}"));
     }
-    let growth_ok = match options {
-        SCALING => (1..=MAX_GROWTH).contains(&growth),
-        _ => u32::try_from(growth).is_ok(),
-    };
+    let growth_ok = u32::try_from(growth).is_ok();
     if !growth_ok {
         return refuse(format!("growth {growth} with options {options}"));
     }
@@ -552,6 +550,8 @@ pub enum Added {
     Yes,
     No,
     Full,
+    /// A full scaling filter of growth 0: RedisBloom 8's "problem inserting into filter".
+    Stuck,
     TooLarge,
     /// A new link the rules cannot describe (its error underflows, or k goes past 1100).
     Unknown,
@@ -594,6 +594,9 @@ impl Model {
         if last.size >= last.entries {
             if self.filter.options == NO_SCALING {
                 return Added::Full;
+            }
+            if self.filter.growth == 0 {
+                return Added::Stuck;
             }
             let Some(entries) = last.entries.checked_mul(self.filter.growth) else {
                 return Added::TooLarge;

@@ -13,6 +13,7 @@ use crate::bloom::meta::{max_layers, memory_for};
 use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Packed};
+use crate::memory::fallible;
 
 /// RedisBloom's type name for Bloom filters (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "MBbloom--";
@@ -126,11 +127,11 @@ fn chain_meta(chain: &ChainFields, layers: Vec<LayerMeta>, limit: u64) -> Result
     let growth = u32::try_from(chain.growth).map_err(|_| bad_data("growth out of range"))?;
     let first_error = layers.first().map_or(0.0, |l| l.error);
     // RedisBloom keeps no chain error rate; the first link's error implies it.
+    // A scaling filter of growth 0 (RedisBloom 2.8 keeps `EXPANSION 4294967296` in 32
+    // bits) scales but cannot grow: expansion 1 marks it scaling, the growth 0 refuses
+    // its next layer, as RedisBloom 8 does ("problem inserting into filter").
     let (error_rate, expansion) = if chain.scaling() {
-        if growth == 0 {
-            return Err(bad_data("growth out of range"));
-        }
-        (first_error / TIGHTENING, growth)
+        (first_error / TIGHTENING, growth.max(1))
     } else {
         (first_error, 0)
     };
@@ -226,10 +227,12 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Chain
                     "link {i}: data length does not match its bit size"
                 )));
             }
-            words = bytes
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
-                .collect();
+            words = fallible::with_capacity(bytes.len() / 8)?;
+            words.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default())),
+            );
             Ok(())
         })?;
         link.size = src.get_u64()?;

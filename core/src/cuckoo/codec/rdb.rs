@@ -14,6 +14,7 @@ use crate::cuckoo::sub_filter::SubFilter;
 use crate::cuckoo::{CuckooFilter, CuckooMeta};
 use crate::error::{bad_data, Result};
 use crate::fields::{FieldSink, FieldSource};
+use crate::memory::fallible;
 
 /// RedisBloom's type name for cuckoo filters (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "MBbloomCF";
@@ -112,7 +113,7 @@ fn read_sub_filters(
                     meta.bucket_size
                 )));
             }
-            slots = bytes.to_vec();
+            slots = fallible::copied(bytes)?;
             Ok(())
         })?;
         filters.push(SubFilter::from_slots(buckets, bucket_size, slots)?);

@@ -4,11 +4,11 @@
 //! The file is line-based. A rule starts at its `id:` line; its other lines are
 //!
 //! ```text
-//! id: bf-exists-wrongtype            a word, also the README's tag `(diff: <id>)`
+//! id: bf-exists-wrongtype            a word, also docs/differences.md's tag `(diff: <id>)`
 //! kind: deliberate                   deliberate | redisbloom-8 | redisbloom-2.8-crash
 //! commands: BF.EXISTS BF.MEXISTS     command names (any case), `*` for any, STATE for
 //!                                    state-check differences
-//! readme: <one line>                 the README's wording in one line
+//! readme: <one line>                 docs/differences.md's wording in one line
 //! args: BF.EXISTS * *                a case: globs on the arguments, then on RedisBloom's
 //! rb: :0                             and on rsbloom's reply as `resp::render` shows them
 //! rs: -WRONGTYPE*                    (`*` any run, `%` any run without a space, `?` one
@@ -260,9 +260,9 @@ fn glob_words(p: &[char], t: &[char]) -> bool {
     }
 }
 
-/// The rule ids the README's "Differences from RedisBloom" section tags (`(diff: <id>)`),
-/// and the section's bullet items without one (their first words).
-pub fn readme_tags(readme: &str) -> (Vec<String>, Vec<String>) {
+/// The rule ids the page `docs/differences.md` tags (`(diff: <id>)`), and the bullet items of
+/// its sections (from its first `## ` heading on) without one (their first words).
+pub fn page_tags(page: &str) -> (Vec<String>, Vec<String>) {
     let mut in_section = false;
     let mut tags = Vec::new();
     let mut untagged = Vec::new();
@@ -287,10 +287,10 @@ pub fn readme_tags(readme: &str) -> (Vec<String>, Vec<String>) {
         }
         item.clear();
     };
-    for line in readme.lines() {
+    for line in page.lines() {
         if line.starts_with("## ") {
             flush(&mut item, &mut tags);
-            in_section = line.trim() == "## Differences from RedisBloom";
+            in_section = true;
             continue;
         }
         if !in_section {
