@@ -81,7 +81,11 @@ fn window_seeds(root: &Path) -> std::io::Result<()> {
     let mut grown = WindowFilter::new(Window::Time { span_ms: 60_000 }, 0.05, 12, window::LIMIT)
         .expect("small window filter");
     for n in 0..72 {
-        let _ = grown.add(format!("burst:{n}").as_bytes(), 1_700_000_000_000, window::LIMIT);
+        let _ = grown.add(
+            format!("burst:{n}").as_bytes(),
+            1_700_000_000_000,
+            window::LIMIT,
+        );
     }
     assert!(!grown.layers().is_empty(), "the burst grew no layer");
     fs::write(dir.join("seed-burst"), window::encode_value(&grown))?;

@@ -87,14 +87,24 @@ fn burst(c: &mut Connection, multiple: usize, t0: u64) -> String {
         assert!(answers.iter().all(|&a| a == 1 || a == 0));
         adds.push((at, chunk.len()));
     }
-    assert_eq!(found(c, &key, &items), items.len(), "{key}: after the burst");
+    assert_eq!(
+        found(c, &key, &items),
+        items.len(),
+        "{key}: after the burst"
+    );
     let share = check_rate(c, &key, "burst");
     let size = apbf_field(c, &key, "Size");
     let layers = apbf_field(c, &key, "Burst layers");
     let burst_size = apbf_field(c, &key, "Burst size");
-    assert!(layers >= 1 && burst_size == size - reserved, "{key}: {layers} {burst_size}");
+    assert!(
+        layers >= 1 && burst_size == size - reserved,
+        "{key}: {layers} {burst_size}"
+    );
     let usage = memory_usage(c, &key);
-    assert!(usage >= size && usage <= size + 256, "{key}: {usage} {size}");
+    assert!(
+        usage >= size && usage <= size + 256,
+        "{key}: {usage} {size}"
+    );
     assert!(apbf_field(c, &key, "Overflows") > 0);
     // Quiet: a twentieth of the capacity every tenth of a span, for three spans.
     let end = start + SPAN / 10;
@@ -108,10 +118,18 @@ fn burst(c: &mut Connection, multiple: usize, t0: u64) -> String {
         recent.push((at, quiet));
         recent.retain(|(t, _)| t + SPAN > at);
         for (t, chunk) in &recent {
-            assert_eq!(found(c, &key, chunk), chunk.len(), "{key}: quiet items of {t}");
+            assert_eq!(
+                found(c, &key, chunk),
+                chunk.len(),
+                "{key}: quiet items of {t}"
+            );
         }
         if at < start + SPAN {
-            assert_eq!(found(c, &key, &items), items.len(), "{key}: the burst at {at}");
+            assert_eq!(
+                found(c, &key, &items),
+                items.len(),
+                "{key}: the burst at {at}"
+            );
         }
         check_rate(c, &key, &format!("quiet{step}"));
         if back.is_none() && apbf_field(c, &key, "Burst layers") == 0 {
@@ -204,7 +222,11 @@ fn growth_stops_at_bf_max_filter_bytes_with_an_error_that_changes_nothing() {
             assert!(e.contains(&limit), "{e}");
             commands_refused += 1;
             if n == 0 {
-                assert_eq!(raw(&mut c, &["DUMP", key]), dump, "a refused add changed the key");
+                assert_eq!(
+                    raw(&mut c, &["DUMP", key]),
+                    dump,
+                    "a refused add changed the key"
+                );
             }
         }
     }
@@ -217,11 +239,18 @@ fn growth_stops_at_bf_max_filter_bytes_with_an_error_that_changes_nothing() {
     assert!(share <= 2.0 * RATE, "refused items found at {share}");
     check_rate(&mut c, key, "full");
     // APBF.ADD answers the refusal itself; every refused command is counted.
-    expect_err_prefix(&mut c, &["APBF.ADD", key, "one more"], "ERR sliding window is full");
+    expect_err_prefix(
+        &mut c,
+        &["APBF.ADD", key, "one more"],
+        "ERR sliding window is full",
+    );
     let counted = apbf_field(&mut c, key, "Refused adds");
     assert_eq!(counted, commands_refused + 1);
     assert_eq!(bf_apbf(&mut c, "full_refusals") - full_before, counted);
-    assert_eq!(bf_apbf(&mut c, "size_limit_refusals") - size_before, counted);
+    assert_eq!(
+        bf_apbf(&mut c, "size_limit_refusals") - size_before,
+        counted
+    );
     // A span later the burst has aged out: adds are taken, the layers go.
     let later = (t + 60_000).to_string();
     let v = raw(&mut c, &["APBF.INSERTAT", key, &later, "after"]);

@@ -38,7 +38,10 @@ fn a_version_1_window_loads_and_answers_as_before() {
         .map(|b| (b - b'0') as i64)
         .collect();
     assert_eq!(want.len(), 560);
-    assert_eq!(raw(&mut c, &[&b"RESTORE"[..], b"r", b"0", &unhex(DUMP)]), Value::Okay);
+    assert_eq!(
+        raw(&mut c, &[&b"RESTORE"[..], b"r", b"0", &unhex(DUMP)]),
+        Value::Okay
+    );
     assert_eq!(multi(&mut c, "APBF.MEXISTS", "r", &queries()), want);
     expect_ok(
         &mut c,
@@ -58,7 +61,10 @@ fn a_version_1_window_loads_and_answers_as_before() {
     // Written again, it is a version 2 value of the same window.
     let dump = as_bytes(&raw(&mut c, &["DUMP", "r"]));
     assert_ne!(dump, unhex(DUMP));
-    assert_eq!(raw(&mut c, &[&b"RESTORE"[..], b"again", b"0", &dump]), Value::Okay);
+    assert_eq!(
+        raw(&mut c, &[&b"RESTORE"[..], b"again", b"0", &dump]),
+        Value::Okay
+    );
     assert_eq!(multi(&mut c, "APBF.MEXISTS", "again", &queries()), want);
 }
 

@@ -403,5 +403,11 @@ fn time_window_with_bursts_and_idle_gaps() {
     assert!(apbf_field(&mut c, "u", "Burst layers") > 0);
     assert_eq!(apbf_field(&mut c, "u", "Items in window") as usize, 3 * cap);
     let m = found(&mut c, "u", &never);
-    assert_rate("TIME three bursts: never-added items", m, never.len(), 0.001, 2.0);
+    assert_rate(
+        "TIME three bursts: never-added items",
+        m,
+        never.len(),
+        0.001,
+        2.0,
+    );
 }
