@@ -1,4 +1,5 @@
-//! Which server hosts the module, for the module options only some servers define.
+//! Which server hosts the module, for the module options and config names only some servers
+//! define.
 //!
 //! Valkey answers `redis_version:7.2.4` (and `RedisModule_GetServerVersion` says the same) for
 //! compatibility with Redis clients, so its own version is read from the `valkey_version` field
@@ -36,11 +37,37 @@ pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
     Some((major, minor, patch))
 }
 
-/// Valkey's own version, `None` on Redis (or when the field cannot be read).
-pub fn valkey_version(ctx: &Context) -> Option<(u32, u32, u32)> {
-    let info = ctx.server_info("server");
-    let field = info.field("valkey_version")?;
-    parse_version(field.try_as_str().ok()?)
+/// The first Redis that registers unprefixed module configs and `name|alias` names.
+const UNPREFIXED_CONFIGS_SINCE: (u32, u32, u32) = (8, 0, 0);
+
+/// The hosting server's versions, from `INFO server`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Server {
+    /// `redis_version` (Valkey answers 7.2.4 there).
+    pub redis: Option<(u32, u32, u32)>,
+    /// `valkey_version`, `None` on Redis.
+    pub valkey: Option<(u32, u32, u32)>,
+}
+
+impl Server {
+    pub fn of(ctx: &Context) -> Server {
+        let info = ctx.server_info("server");
+        let field = |name: &str| {
+            let value = info.field(name)?;
+            parse_version(value.try_as_str().ok()?)
+        };
+        Server {
+            redis: field("redis_version"),
+            valkey: field("valkey_version"),
+        }
+    }
+
+    /// Redis 8 and newer register a module config under its name as given
+    /// (`REDISMODULE_CONFIG_UNPREFIXED`) with an alias after a `|`. Valkey (9.1 included)
+    /// refuses the `|` and ignores the flag's bit (it registers `bf.bf-error-rate`).
+    pub fn has_unprefixed_configs(self) -> bool {
+        self.valkey.is_none() && self.redis.is_some_and(|v| v >= UNPREFIXED_CONFIGS_SINCE)
+    }
 }
 
 /// Whether a server of this Valkey version (`None`: Redis) gives
@@ -52,8 +79,8 @@ pub fn has_atomic_slot_migration(valkey: Option<(u32, u32, u32)>) -> bool {
 /// Declare the module's options (one call: each call replaces the previous set). Short reads
 /// in rdb_load become errors (RESTORE answers "Bad data format"), not aborts, everywhere;
 /// atomic slot migration where the server has it, noted in the server's log.
-pub fn declare_options(ctx: &Context) {
-    let valkey = valkey_version(ctx);
+pub fn declare_options(ctx: &Context, server: Server) {
+    let valkey = server.valkey;
     let mut options = ModuleOptions::HANDLE_IO_ERRORS.bits();
     if has_atomic_slot_migration(valkey) {
         options |= HANDLE_ATOMIC_SLOT_MIGRATION;
@@ -90,5 +117,17 @@ mod tests {
         assert!(has_atomic_slot_migration(Some((9, 0, 0))));
         assert!(has_atomic_slot_migration(Some((9, 1, 2))));
         assert!(has_atomic_slot_migration(Some((10, 0, 0))));
+    }
+
+    #[test]
+    fn only_redis_8_and_later_get_unprefixed_configs() {
+        let server = |redis, valkey| Server { redis, valkey };
+        assert!(!server(Some((7, 0, 15)), None).has_unprefixed_configs());
+        assert!(!server(Some((7, 4, 1)), None).has_unprefixed_configs());
+        assert!(server(Some((8, 0, 0)), None).has_unprefixed_configs());
+        assert!(server(Some((8, 2, 3)), None).has_unprefixed_configs());
+        assert!(!server(Some((7, 2, 4)), Some((9, 1, 2))).has_unprefixed_configs());
+        assert!(!server(Some((8, 0, 0)), Some((9, 1, 2))).has_unprefixed_configs());
+        assert!(!server(None, None).has_unprefixed_configs());
     }
 }

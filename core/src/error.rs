@@ -76,13 +76,17 @@ pub enum Error {
     // Cuckoo filters (CF.*).
     /// CF.RESERVE's capacity below twice the bucket size or above 2^30.
     CfCapacityRange,
-    /// CF.INSERT's CAPACITY below 4 or above 2^30.
+    /// CF.INSERT's CAPACITY below twice the configured bucket size or above 2^30.
     CfInsertCapacityRange,
     /// A filter CF.INSERT / CF.ADD would create with the configured bucket size does not fit
     /// its capacity.
     CfCannotCreateFilter,
     CfBadBucketSize,
-    CfBucketSizeRange,
+    /// BUCKETSIZE above `max`: 255, or half the configured cuckoo initial size when that is
+    /// less (RedisBloom 8 bounds it by its `cf-bucket-size` config's range).
+    CfBucketSizeRange {
+        max: u64,
+    },
     CfBadMaxIterations,
     CfMaxIterationsRange,
     CfBadExpansion,
@@ -216,6 +220,19 @@ pub enum Error {
     },
     /// A TIME window's burst needs more layers than a window may have.
     ApbfMaxLayers,
+
+    // Configs RedisBloom 8 has too (CONFIG SET, config file, load arguments): its texts, which
+    // the server puts after `ERR CONFIG SET failed (possibly related to argument '...') - `.
+    /// Not a number (a config's name).
+    ConfigInvalid(String),
+    /// An error rate outside (0, 1).
+    ConfigRateRange(String),
+    /// An integer outside `[min, max]`.
+    ConfigIntRange {
+        name: String,
+        min: i64,
+        max: i64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -276,8 +293,8 @@ impl fmt::Display for Error {
             }
             Error::CfCannotCreateFilter => f.write_str("ERR Could not create filter"),
             Error::CfBadBucketSize => f.write_str("Couldn't parse BUCKETSIZE"),
-            Error::CfBucketSizeRange => {
-                f.write_str("BUCKETSIZE: value must be in the range [1, 255]")
+            Error::CfBucketSizeRange { max } => {
+                write!(f, "BUCKETSIZE: value must be in the range [1, {max}]")
             }
             Error::CfBadMaxIterations => f.write_str("Couldn't parse MAXITERATIONS"),
             Error::CfMaxIterationsRange => {
@@ -379,6 +396,14 @@ impl fmt::Display for Error {
             }
             Error::ApbfBadTime => {
                 f.write_str("ERR time must be milliseconds since the epoch (an integer from 0)")
+            }
+            Error::ConfigInvalid(name) => write!(f, "Invalid value for `{name}`"),
+            Error::ConfigRateRange(name) => write!(
+                f,
+                "Value for `{name}` must be in the range (0.000000, 1.000000)"
+            ),
+            Error::ConfigIntRange { name, min, max } => {
+                write!(f, "Value for `{name}` must be in the range [{min}, {max}]")
             }
             Error::ApbfRateTooSmall => {
                 f.write_str("ERR error rate too small for a sliding window (at least 1e-9)")

@@ -1,8 +1,9 @@
-//! The documentation against itself and the code, no server: every relative link of
+//! The documentation against itself and the code: every relative link of
 //! `README.md` and `docs/**/*.md` leads to a file (and its `#anchor` to a heading there),
 //! `docs/errors.md` holds every error text of `core/src/error.rs`, and
-//! `docs/configuration.md`, `redis.conf.example` and the module's registration name the same
-//! configs (the first two with the same defaults).
+//! `docs/configuration.md`, `redis.conf.example` and the module (`CONFIG GET bf.*` of a
+//! server that loaded it: the one test here that starts a server) name the same configs with
+//! the same defaults.
 
 use rsbloom_test_support as common;
 
@@ -270,30 +271,32 @@ fn the_error_page_holds_every_error_text() {
     );
 }
 
-/// The configs the module registers in `src/lib.rs` (`["name", &STATIC, ...]`), with `bf.`.
-fn registered_configs(lib: &str) -> BTreeSet<String> {
-    let start = lib
-        .find("configurations: [")
-        .expect("no configurations in lib.rs");
-    lib[start..]
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("[\""))
-        .filter_map(|rest| rest.split_once("\", &"))
-        .map(|(name, _)| format!("bf.{name}"))
+/// The configs a server with the module declares, with their defaults: `CONFIG GET bf.*`.
+fn registered_configs() -> BTreeMap<String, String> {
+    let server = common::Server::start();
+    let mut c = server.conn();
+    let pairs: Vec<String> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("bf.*")
+        .query(&mut c)
+        .expect("CONFIG GET bf.*");
+    pairs
+        .chunks(2)
+        .map(|p| (p[0].clone(), p[1].clone()))
         .collect()
 }
 
 #[test]
 fn the_config_page_the_example_and_the_module_name_the_same_configs() {
     let root = common::workspace_root();
-    // docs/configuration.md: `| `bf.name` | family | default | range | meaning |`.
+    // docs/configuration.md: `| `bf.name` | RedisBloom 8 name | family | default | range | meaning |`.
     let page: BTreeMap<String, String> = read(&root.join("docs/configuration.md"))
         .lines()
         .filter_map(|line| line.strip_prefix("| `bf."))
         .map(|row| {
             let cells: Vec<&str> = row.split(" | ").collect();
             let name = format!("bf.{}", cells[0].trim_end_matches('`'));
-            let default = cells[2].split_whitespace().next().unwrap_or_default();
+            let default = cells[3].split_whitespace().next().unwrap_or_default();
             (name, default.trim_matches('`').to_string())
         })
         .collect();
@@ -306,22 +309,19 @@ fn the_config_page_the_example_and_the_module_name_the_same_configs() {
             (name.to_string(), value.trim().to_string())
         })
         .collect();
-    let module = registered_configs(&read(&root.join("src/lib.rs")));
+    let module = registered_configs();
     assert!(
         module.len() >= 17,
-        "only {} configs read from lib.rs",
+        "only {} configs declared by the module",
         module.len()
     );
-    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<BTreeSet<_>>();
     assert_eq!(
-        names(&page),
-        module,
-        "docs/configuration.md against src/lib.rs"
+        page, module,
+        "docs/configuration.md against the module's configs and defaults (CONFIG GET bf.*)"
     );
     assert_eq!(
-        names(&example),
-        module,
-        "redis.conf.example against src/lib.rs"
+        example, module,
+        "redis.conf.example against the module's configs and defaults (CONFIG GET bf.*)"
     );
     assert_eq!(
         page, example,

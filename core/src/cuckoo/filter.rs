@@ -10,7 +10,9 @@
 //! fails is undone step by step, so the sub-filter is as it was. Nothing is random.
 
 use super::hash::{alt_offset, CfHash};
-use super::meta::{memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_FILTERS};
+use super::meta::{
+    memory_for, next_buckets, CuckooMeta, MAX_BUCKETS, MAX_BUCKET_SIZE, MAX_FILTERS,
+};
 use super::sub_filter::SubFilter;
 use crate::error::{check_limit, Error, Result};
 use crate::memory::relocate::{relocate_vec, Relocate};
@@ -80,7 +82,9 @@ impl CuckooFilter {
         limit: u64,
     ) -> Result<CuckooFilter> {
         if bucket_size == 0 {
-            return Err(Error::CfBucketSizeRange);
+            return Err(Error::CfBucketSizeRange {
+                max: MAX_BUCKET_SIZE,
+            });
         }
         if expansion > MAX_EXPANSION {
             return Err(Error::CfExpansionRange);

@@ -4,12 +4,11 @@ use rsbloom_core::error::{Error, Result};
 
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{self, Dispatch, Found, Opt};
+use crate::config;
 
 /// The largest capacity CF.RESERVE and CF.INSERT take (RedisBloom 8's `cf-initial-size`
 /// range).
 pub const MAX_CAPACITY: i64 = 1 << 30;
-/// The smallest CAPACITY CF.INSERT takes (twice RedisBloom's smallest default bucket size).
-pub const MIN_INSERT_CAPACITY: i64 = 4;
 
 /// CF.RESERVE's options (looked up by name).
 pub const RESERVE: &[Opt] = &[
@@ -57,10 +56,11 @@ pub fn capacity(arg: &Arg) -> Result<i64> {
     grammar::integer(arg).ok_or(Error::InsertBadCapacity)
 }
 
-/// CF.INSERT's CAPACITY, in range.
+/// CF.INSERT's CAPACITY, in range: RedisBloom 8's `cf-initial-size` config's range, from twice
+/// the configured bucket size.
 pub fn insert_capacity(arg: &Arg) -> Result<u64> {
     let n = capacity(arg)?;
-    (MIN_INSERT_CAPACITY..=MAX_CAPACITY)
+    (config::cf_initial_size_min()..=MAX_CAPACITY)
         .contains(&n)
         .then_some(n as u64)
         .ok_or(Error::CfInsertCapacityRange)

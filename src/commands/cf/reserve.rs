@@ -31,11 +31,19 @@ pub fn reserve(call: &Call) -> Result<Reply> {
         (1, config::CF_MAX_ITERATIONS),
         (Error::CfBadMaxIterations, Error::CfMaxIterationsRange),
     )?;
+    // RedisBloom 8 bounds BUCKETSIZE by its `cf-bucket-size` config's range, which the
+    // configured initial size narrows.
+    let max_bucket_size = config::cf_bucket_size_max();
     let bucket_size = ranged(
         words.value("BUCKETSIZE"),
         defaults.bucket_size as i64,
-        (1, config::CF_MAX_BUCKET_SIZE),
-        (Error::CfBadBucketSize, Error::CfBucketSizeRange),
+        (1, max_bucket_size),
+        (
+            Error::CfBadBucketSize,
+            Error::CfBucketSizeRange {
+                max: max_bucket_size as u64,
+            },
+        ),
     )?;
     let expansion = ranged(
         words.value("EXPANSION"),

@@ -89,3 +89,32 @@ fn the_cf_max_expansions_load_argument() {
     assert!(debug(&mut c, "k").contains(" filters:2 "));
     assert!(Server::try_start(ServerOpts::module_args(&["CF_MAX_EXPANSIONS", "0"])).is_err());
 }
+
+#[test]
+fn the_size_configs_bound_reserve_and_insert() {
+    // RedisBloom 8 checks CF.RESERVE's BUCKETSIZE against its cf-bucket-size config's range
+    // (at most half cf-initial-size) and CF.INSERT's CAPACITY against cf-initial-size's (at
+    // least twice cf-bucket-size).
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.cf-initial-size", "64"]);
+    expect_err(
+        &mut c,
+        &["CF.RESERVE", "r", "1000", "BUCKETSIZE", "33"],
+        "BUCKETSIZE: value must be in the range [1, 32]",
+    );
+    expect_ok(&mut c, &["CF.RESERVE", "r", "1000", "BUCKETSIZE", "32"]);
+    assert!(debug(&mut c, "r").starts_with("bktsize:32 "));
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.cf-bucket-size", "4"]);
+    expect_err(
+        &mut c,
+        &["CF.INSERT", "i", "CAPACITY", "7", "ITEMS", "x"],
+        "Capacity must be in the range [cf-bucket-size * 2, 1073741824]",
+    );
+    expect_ints(
+        &mut c,
+        &["CF.INSERT", "i", "CAPACITY", "8", "ITEMS", "x"],
+        &[1],
+    );
+    assert!(debug(&mut c, "i").starts_with("bktsize:4 buckets:2 "));
+}

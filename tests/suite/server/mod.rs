@@ -1,4 +1,5 @@
-//! The server's side rather than one family's: both families' ACL categories (`acl`), the
+//! The server's side rather than one family's: both families' ACL categories (`acl`),
+//! RedisBloom 8's config names as configs and load arguments (`redisbloom8_configs`), the
 //! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
 //! (`redis_py`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
@@ -16,6 +17,7 @@ mod info;
 mod name_clash;
 mod redis_py;
 mod redisbloom8;
+mod redisbloom8_configs;
 mod redisbloom_diff;
 mod redisbloom_live;
 mod replication_faults;

@@ -241,3 +241,58 @@ fn mutated_restores_never_crash() {
         "{accepted} loaded, {refused} refused"
     );
 }
+
+/// An RDB file of this server's version holding one module value at `key`: `body` is a DUMP
+/// body (type byte, module id, fields, EOF opcode). Its checksum is 0 (not checked). Valkey
+/// 9's versions (80 on) have their own magic.
+fn rdb_of(frame: &Frame, key: &str, body: &[u8]) -> Vec<u8> {
+    let version = u16::from_le_bytes(frame.version);
+    let magic = if version >= 80 {
+        format!("VALKEY{version:03}")
+    } else {
+        format!("REDIS{version:04}")
+    };
+    let mut out = magic.into_bytes();
+    out.extend_from_slice(&[0xFE, 0x00, body[0]]);
+    out.extend(common::rdb::rdb_len(key.len() as u64));
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(&body[1..]);
+    out.push(0xFF);
+    out.extend_from_slice(&[0; 8]);
+    out
+}
+
+/// A refused RDB value names the key, the type and the reason in the log (the server itself
+/// says only that the file is bad); the same file with the value intact loads.
+#[test]
+fn refused_rdb_value_is_logged_with_key_type_and_reason() {
+    let server = Server::start();
+    let mut con = server.conn();
+    let (frame, fields) = base_fields(&mut con);
+    drop((con, server));
+    let good = rdb_of(&frame, "td:good", &frame.body(&fields));
+    let loaded = Server::start_prepared(ServerOpts::default(), |dir| {
+        std::fs::write(dir.join("dump.rdb"), &good).expect("dump.rdb")
+    });
+    let mut con = loaded.conn();
+    expect_ints(&mut con, &["TDIGEST.RANK", "td:good", "100"], &[40]);
+
+    let bad = rdb_of(&frame, "td:bad", &frame.body(&set(&fields, 7, F::D(42.0))));
+    let log = match Server::try_start_prepared(ServerOpts::default(), |dir| {
+        std::fs::write(dir.join("dump.rdb"), &bad).expect("dump.rdb")
+    }) {
+        Ok(s) => panic!("the server started on a bad value:\n{}", s.log_text()),
+        Err(log) => log,
+    };
+    let line = log
+        .lines()
+        .find(|l| l.contains("bf: refusing to load key"))
+        .unwrap_or_else(|| panic!("no refusal line in the log:\n{log}"));
+    assert!(
+        line.contains(
+            "bf: refusing to load key 'td:bad' of type TDIS-TYPE: ERR received bad data: \
+             t-digest merged weight 42 is not its centroids' 40"
+        ),
+        "{line}"
+    );
+}

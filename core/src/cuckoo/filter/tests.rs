@@ -92,7 +92,7 @@ fn geometry_and_parameters_are_redisbloom_s() {
     );
     assert_eq!(
         CuckooFilter::new(100, 0, 20, 1, NO_LIMIT),
-        Err(Error::CfBucketSizeRange)
+        Err(Error::CfBucketSizeRange { max: 255 })
     );
     // Over 2^56 - 1 buckets: RedisBloom's own refusal, whatever the limit.
     for (capacity, bs) in [(1 << 57, 2), (u64::MAX, 2), (u64::MAX, 255), (1 << 63, 1)] {

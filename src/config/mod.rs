@@ -1,14 +1,22 @@
-//! Module configs (`CONFIG GET/SET bf.<name>`) and `loadmodule` arguments.
+//! Module configs (`CONFIG GET/SET bf.<name>`, and RedisBloom 8's names for the eight it has
+//! too) and `loadmodule` arguments.
 //!
-//! Values live in atomics read on every command. Redis has no float config type, so the
-//! error rate is a string config validated on every set.
+//! Values live in atomics read on every command. Redis has no float config type, so error
+//! rates are string configs validated on every set. `settings` holds the eight settings
+//! RedisBloom 8 has too, `load_args` the load arguments, `register` what the server is told.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
+
+mod load_args;
+mod register;
+pub mod settings;
+
+pub use load_args::apply_load_args;
+pub use register::register;
 
 use redis_module::configuration::{ConfigurationContext, ConfigurationValue};
 use redis_module::{enum_configuration, RedisError, RedisString};
 
-use rsbloom_core::bloom::meta::MAX_EXPANSION;
 use rsbloom_core::bloom::Scheme;
 use rsbloom_core::cuckoo;
 
@@ -31,7 +39,9 @@ pub const DEFAULT_CF_MAX_EXPANSIONS: i64 = cuckoo::filter::DEFAULT_MAX_EXPANSION
 pub const CF_MAX_BUCKET_SIZE: i64 = cuckoo::meta::MAX_BUCKET_SIZE as i64;
 pub const CF_MAX_ITERATIONS: i64 = u16::MAX as i64;
 pub const CF_MAX_EXPANSION: i64 = cuckoo::filter::MAX_EXPANSION as i64;
-pub const CF_MAX_EXPANSIONS_LIMIT: i64 = cuckoo::meta::MAX_FILTERS as i64;
+/// RedisBloom 8's bound. A filter holds at most `cuckoo::meta::MAX_FILTERS` (65535) sub-filters
+/// whatever this says, as RedisBloom's (it counts them in 16 bits).
+pub const CF_MAX_EXPANSIONS_LIMIT: i64 = 65536;
 /// The largest initial sizes, RedisBloom 8's (as its commands' capacity limits).
 pub const MAX_INITIAL_SIZE: i64 = 1 << 30;
 pub const CF_MAX_INITIAL_SIZE: i64 = 1 << 30;
@@ -45,9 +55,6 @@ pub const CBF_MAX_INITIAL_SIZE: i64 = rsbloom_core::bloom::meta::MAX_CAPACITY as
 // window).
 pub const DEFAULT_APBF_CAPACITY: i64 = 1000;
 pub const APBF_MAX_CAPACITY: i64 = rsbloom_core::bloom::meta::MAX_CAPACITY as i64;
-/// The smallest cuckoo initial size (RedisBloom 8's: twice its smallest default bucket
-/// size).
-pub const CF_MIN_INITIAL_SIZE: i64 = 4;
 
 /// The error rate of implicitly created filters, stored as the bits of an `f64`.
 pub struct ErrorRate(AtomicU64);
@@ -55,6 +62,9 @@ pub struct ErrorRate(AtomicU64);
 impl ErrorRate {
     pub fn get(&self) -> f64 {
         f64::from_bits(self.0.load(Ordering::Relaxed))
+    }
+    fn store(&self, p: f64) {
+        self.0.store(p.to_bits(), Ordering::Relaxed);
     }
 }
 
@@ -74,8 +84,7 @@ impl ConfigurationValue<RedisString> for ErrorRate {
     }
     fn set(&self, _: &ConfigurationContext, value: RedisString) -> Result<(), RedisError> {
         let text = value.try_as_str()?;
-        let p = parse_error_rate(text).map_err(RedisError::String)?;
-        self.0.store(p.to_bits(), Ordering::Relaxed);
+        self.store(parse_error_rate(text).map_err(RedisError::String)?);
         Ok(())
     }
 }
@@ -249,6 +258,16 @@ pub fn cf_limits(bytes: u64) -> cuckoo::Limits {
     }
 }
 
+/// The largest BUCKETSIZE CF.RESERVE takes: 255, or half `bf.cf-initial-size` when less.
+pub fn cf_bucket_size_max() -> i64 {
+    settings::Setting::CfBucketSize.int_range().1
+}
+
+/// The smallest CAPACITY CF.INSERT takes: twice `bf.cf-bucket-size`.
+pub fn cf_initial_size_min() -> i64 {
+    settings::Setting::CfInitialSize.int_range().0
+}
+
 /// `bf.max-filter-bytes`.
 pub fn max_filter_bytes() -> u64 {
     MAX_FILTER_BYTES.load(Ordering::Relaxed) as u64
@@ -265,133 +284,13 @@ pub fn chunk_bytes() -> u64 {
     CHUNK_BYTES.load(Ordering::Relaxed) as u64
 }
 
-fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> {
-    match text.trim().parse::<i64>() {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{name} must be an integer in [{min}, {max}], got '{text}'"
-        )),
-    }
-}
-
-/// Applies `loadmodule` arguments: pairs of a config name (`error-rate`, `initial-size`,
-/// `expansion-factor`, `max-filter-bytes`, `chunk-bytes`, `new-filter-format`, the cuckoo
-/// filters' `cf-bucket-size`, `cf-initial-size`, `cf-max-iterations`, `cf-expansion-factor`,
-/// `cf-max-expansions`, the counting filters' `cbf-error-rate`, `cbf-initial-size`,
-/// `cbf-counter-bits`, the sliding windows' `apbf-error-rate`, `apbf-capacity`, or
-/// RedisBloom's legacy `ERROR_RATE` / `INITIAL_SIZE` /
-/// `CF_MAX_EXPANSIONS`) and a value. Any bad pair fails the whole load.
-pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
-    if !args.len().is_multiple_of(2) {
-        return Err(format!(
-            "load arguments must be name/value pairs, got {args:?}"
-        ));
-    }
-    for pair in args.chunks(2) {
-        let (name, value) = (pair[0], pair[1]);
-        match name.to_ascii_lowercase().replace('_', "-").as_str() {
-            "error-rate" => {
-                let p = parse_error_rate(value)?;
-                ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
-            }
-            "initial-size" => {
-                let v = parse_int(name, value, 1, MAX_INITIAL_SIZE)?;
-                INITIAL_SIZE.store(v, Ordering::Relaxed);
-            }
-            "expansion-factor" => {
-                let v = parse_int(name, value, 0, MAX_EXPANSION as i64)?;
-                EXPANSION.store(v, Ordering::Relaxed);
-            }
-            "max-filter-bytes" => {
-                let v = parse_int(name, value, MIN_BYTES, MAX_FILTER_BYTES_LIMIT)?;
-                MAX_FILTER_BYTES.store(v, Ordering::Relaxed);
-            }
-            "chunk-bytes" => {
-                let v = parse_int(name, value, MIN_BYTES, MAX_CHUNK_BYTES)?;
-                CHUNK_BYTES.store(v, Ordering::Relaxed);
-            }
-            "new-filter-format" => {
-                let format = FormatName::parse(value).ok_or_else(|| {
-                    format!("new-filter-format must be guava or redisbloom, got '{value}'")
-                })?;
-                NEW_FILTER_FORMAT.store(format);
-            }
-            "cf-bucket-size" => {
-                let v = parse_int(name, value, 1, CF_MAX_BUCKET_SIZE)?;
-                CF_BUCKET_SIZE.store(v, Ordering::Relaxed);
-            }
-            "cf-initial-size" => {
-                let v = parse_int(name, value, CF_MIN_INITIAL_SIZE, CF_MAX_INITIAL_SIZE)?;
-                CF_INITIAL_SIZE.store(v, Ordering::Relaxed);
-            }
-            "cf-max-iterations" => {
-                let v = parse_int(name, value, 1, CF_MAX_ITERATIONS)?;
-                CF_MAX_ITERATIONS_CONFIG.store(v, Ordering::Relaxed);
-            }
-            "cf-expansion-factor" => {
-                let v = parse_int(name, value, 0, CF_MAX_EXPANSION)?;
-                CF_EXPANSION.store(v, Ordering::Relaxed);
-            }
-            "cf-max-expansions" => {
-                let v = parse_int(name, value, 1, CF_MAX_EXPANSIONS_LIMIT)?;
-                CF_MAX_EXPANSIONS.store(v, Ordering::Relaxed);
-            }
-            "cbf-error-rate" => {
-                let p = parse_error_rate(value)?;
-                CBF_ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
-            }
-            "cbf-initial-size" => {
-                let v = parse_int(name, value, 1, CBF_MAX_INITIAL_SIZE)?;
-                CBF_INITIAL_SIZE.store(v, Ordering::Relaxed);
-            }
-            "cbf-counter-bits" => {
-                let v = parse_counter_bits(parse_int(name, value, 4, 8)?)?;
-                CBF_COUNTER_BITS.0.store(v, Ordering::Relaxed);
-            }
-            "apbf-error-rate" => {
-                let p = parse_error_rate(value)?;
-                APBF_ERROR_RATE.0.store(p.to_bits(), Ordering::Relaxed);
-            }
-            "apbf-capacity" => {
-                let v = parse_int(name, value, 1, APBF_MAX_CAPACITY)?;
-                APBF_CAPACITY.store(v, Ordering::Relaxed);
-            }
-            _ => return Err(format!("unknown load argument '{name}'")),
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn default_error_rate_bits_are_0_01() {
-        assert_eq!(f64::from_bits(0x3F84_7AE1_47AE_147B), DEFAULT_ERROR_RATE);
-    }
-
-    #[test]
-    fn bad_load_arguments_are_refused() {
-        for args in [
-            &["error-rate"][..],
-            &["error-rate", "1"],
-            &["ERROR_RATE", "nan"],
-            &["initial-size", "0"],
-            &["expansion-factor", "32769"],
-            &["max-filter-bytes", "63"],
-            &["chunk-bytes", "1e3"],
-            &["new-filter-format", "bloomier"],
-            &["colour", "blue"],
-            &["CF_MAX_EXPANSIONS", "0"],
-            &["cf-bucket-size", "256"],
-            &["cf-max-iterations", "0"],
-            &["cf-expansion-factor", "32769"],
-            &["cbf-counter-bits", "5"],
-            &["cbf-error-rate", "0"],
-            &["cbf-initial-size", "0"],
-        ] {
-            assert!(apply_load_args(args).is_err(), "{args:?} accepted");
-        }
+        assert_eq!(
+            f64::from_bits(0x3F84_7AE1_47AE_147B),
+            super::DEFAULT_ERROR_RATE
+        );
     }
 }
