@@ -20,10 +20,11 @@ goes back before the latest time it has seen, so the lookups are answered at tho
 however long the commands take (the same figures on a loaded machine, where a burst of 30x
 may take longer than the span itself).
 
-Refused adds (errors inside the MADD replies) are counted, not fatal.
+Refused adds (errors inside the MADD replies) are counted, not fatal. --max-filter-bytes N
+sets `bf.max-filter-bytes` first, to see where growth stops.
 
 Usage: python3 tools/apbf-burst.py [--module target/release/librsbloom.so] [--server PATH]
-       [--multiples 1,2,4,10,30] [--pinned]
+       [--multiples 1,2,4,10,30] [--pinned] [--max-filter-bytes N]
 """
 
 import argparse
@@ -155,6 +156,7 @@ def main():
     ap.add_argument("--server", default=os.environ.get("REDIS_SERVER", "redis-server"))
     ap.add_argument("--multiples", default="1,2,4,10,30")
     ap.add_argument("--pinned", action="store_true")
+    ap.add_argument("--max-filter-bytes", type=int)
     args = ap.parse_args()
     if not os.path.exists(args.module):
         sys.exit(f"{args.module} is missing: run make build")
@@ -165,6 +167,8 @@ def main():
     try:
         client = Client(server.port)
         version = client.call("INFO", "server").decode().split("redis_version:")[1].split()[0]
+        if args.max_filter_bytes:
+            client.call("CONFIG", "SET", "bf.max-filter-bytes", args.max_filter_bytes)
         for m in (int(x) for x in args.multiples.split(",")):
             rows.append(run(client, m, args.pinned))
     finally:
@@ -174,7 +178,9 @@ def main():
     how = "APBF.INSERTAT at a pinned moment" if args.pinned else "APBF.MADD"
     print(f"APBF.RESERVE tb TIME {RATE} {CAPACITY} {SPAN_S}; {how}, batches of {BATCH}; "
           f"{QUERIES:,} never-added items per APBF.MEXISTS check; Redis {version}; "
-          f"module {args.module}\n")
+          f"module {args.module}"
+          + (f"; bf.max-filter-bytes {args.max_filter_bytes:,}" if args.max_filter_bytes else "")
+          + "\n")
     print("| added | burst took | added items answering 0 | refused | false positives | "
           "MEMORY USAGE (reserved) | INFO Size / burst | Overflows | one span later: "
           "MEMORY USAGE | INFO Size / burst | false positives |")

@@ -31,6 +31,25 @@ use crate::hash::murmur3::fmix64;
 /// the capacity within one span, far past any `bf.max-filter-bytes`.
 pub const MAX_LEVEL: u32 = 24;
 
+/// The size limit a window's growth is held to (`bf.max-filter-bytes`, or none), read only
+/// when a burst needs a new layer: a number, or a function that finds it (the server's
+/// costs more than a steady add's other work, so a steady add does not ask).
+pub trait GrowthLimit {
+    fn limit(&self) -> u64;
+}
+
+impl GrowthLimit for u64 {
+    fn limit(&self) -> u64 {
+        *self
+    }
+}
+
+impl<F: Fn() -> u64> GrowthLimit for F {
+    fn limit(&self) -> u64 {
+        self()
+    }
+}
+
 /// A burst layer: a TIME ring at its level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layer {
@@ -170,7 +189,12 @@ impl WindowFilter {
     /// a new layer. Refused (nothing changed, the refusal counted) when the window cannot
     /// grow.
     #[cold]
-    pub(super) fn add_burst(&mut self, h: ItemHash, now: u64, limit: u64) -> Result<bool> {
+    pub(super) fn add_burst(
+        &mut self,
+        h: ItemHash,
+        now: u64,
+        limit: &dyn GrowthLimit,
+    ) -> Result<bool> {
         let present = self.contains_with(h, self.starts(now)) || self.layers_contain(h, now);
         let with_room = self.layers.iter().find(|l| {
             let live: Live = l.ring.live(now);
@@ -178,7 +202,7 @@ impl WindowFilter {
         });
         let (level, new) = match with_room {
             Some(l) => (l.level, None),
-            None => match self.next_layer(now, limit) {
+            None => match self.next_layer(now, limit.limit()) {
                 Ok((level, meta)) => (level, Some(meta)),
                 Err(e) => {
                     self.counted.adds = self.counted.adds.saturating_add(1);

@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::mem::size_of;
 
-use super::burst::Layer;
+use super::burst::{GrowthLimit, Layer};
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::guava;
@@ -637,7 +637,13 @@ impl WindowFilter {
     /// else into a burst layer ([`Self::add_burst`]). `Ok(true)` if it was not in the window
     /// before; an error if the window is full (nothing changed then).
     #[inline]
-    fn add_at(&mut self, h: ItemHash, now: u64, live: &mut Live, limit: u64) -> Result<bool> {
+    fn add_at(
+        &mut self,
+        h: ItemHash,
+        now: u64,
+        live: &mut Live,
+        limit: &dyn GrowthLimit,
+    ) -> Result<bool> {
         if !self.ready(now, live) {
             return self.add_burst(h, now, limit);
         }
@@ -653,13 +659,13 @@ impl WindowFilter {
 
     /// Adds the item at `now_ms`: `true` if it was not in the window before; an error if the
     /// window is full (the item is not added).
-    pub fn add_hash(&mut self, h: ItemHash, now_ms: u64, limit: u64) -> Result<bool> {
+    pub fn add_hash(&mut self, h: ItemHash, now_ms: u64, limit: impl GrowthLimit) -> Result<bool> {
         let now = self.moment(now_ms);
         let mut live = self.live(now);
-        self.add_at(h, now, &mut live, limit)
+        self.add_at(h, now, &mut live, &limit)
     }
 
-    pub fn add(&mut self, item: &[u8], now_ms: u64, limit: u64) -> Result<bool> {
+    pub fn add(&mut self, item: &[u8], now_ms: u64, limit: impl GrowthLimit) -> Result<bool> {
         self.add_hash(Self::hash(item), now_ms, limit)
     }
 
@@ -687,7 +693,7 @@ impl WindowFilter {
         hashes: &[ItemHash],
         now_ms: u64,
         prefetch: bool,
-        limit: u64,
+        limit: impl GrowthLimit,
     ) -> (Vec<bool>, Option<Error>) {
         let now = self.moment(now_ms);
         let mut live = self.live(now);
@@ -699,7 +705,7 @@ impl WindowFilter {
             if let Some(a) = ahead {
                 self.prefetch(a);
             }
-            match self.add_at(h, now, &mut live, limit) {
+            match self.add_at(h, now, &mut live, &limit) {
                 Ok(added) => out.push(added),
                 Err(e) => return (out, Some(e)),
             }
