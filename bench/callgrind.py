@@ -13,7 +13,8 @@ how many commands one read brings: +-3 %). The keys are 10,000,000-item filters 
 items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
-TIME windows), APBF.EXISTS, APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
+TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path),
+APBF.EXISTS (the same three), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
 calls the script makes); CBF.ADD, CBF.MADD,
 CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
@@ -49,6 +50,11 @@ LUA_SETUP = [["BF.RESERVE", "lcur", "0.01", "10000000"], ["BF.RESERVE", "lnext",
 LUA_ARGS = ["3", "lcur", "lnext", "lrot", str(LUA_HALF_WINDOW_MS), "0.01", "10000000"]
 APBF_COUNT = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]]
 APBF_TIME = [["APBF.RESERVE", "k", "TIME", "0.01", "10000000", "3600"]]
+# A TIME window in a burst: ten times its capacity of 10,000 within its span, so it holds
+# burst layers at levels 1 to 3 and every add measured goes to the third (room for 15 times
+# the capacity in all).
+APBF_BURST = [["APBF.RESERVE", "k", "TIME", "0.01", "10000", "3600"]] + [
+    ["APBF.MADD", "k"] + [f"burst:{b}:{j}" for j in range(10000)] for b in range(10)]
 
 # (label, setup commands, the command for item i)
 COMMANDS = [
@@ -76,7 +82,10 @@ COMMANDS = [
     # Lua-rotated Bloom filters it replaces.
     ("APBF.ADD", APBF_COUNT, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
     ("APBF.ADD TIME", APBF_TIME, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
+    ("APBF.ADD TIME 10x", APBF_BURST, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
     ("APBF.EXISTS", APBF_COUNT, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
+    ("APBF.EXISTS TIME", APBF_TIME, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
+    ("APBF.EXISTS TIME 10x", APBF_BURST, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
     ("APBF.MADD x100", APBF_COUNT,
      lambda i: ["APBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("APBF.MEXISTS x100", APBF_COUNT,

@@ -34,6 +34,8 @@ pub struct Counters {
     refused_loads: AtomicU64,
     size_refusals: AtomicU64,
     defrag_moves: AtomicU64,
+    /// Adds refused because a sliding window was full (`bf_apbf` only).
+    full_refusals: Option<AtomicU64>,
 }
 
 impl Counters {
@@ -46,7 +48,14 @@ impl Counters {
             refused_loads: AtomicU64::new(0),
             size_refusals: AtomicU64::new(0),
             defrag_moves: AtomicU64::new(0),
+            full_refusals: None,
         }
+    }
+
+    /// A family whose adds may be refused for want of room (`<name>_full_refusals`).
+    const fn with_full_refusals(mut self) -> Counters {
+        self.full_refusals = Some(AtomicU64::new(0));
+        self
     }
 
     /// A value appeared (a key created, loaded or copied).
@@ -84,10 +93,16 @@ impl Counters {
         self.defrag_moves.fetch_add(blocks, Relaxed);
     }
 
-    /// Counts `e` if it is a refusal by `bf.max-filter-bytes`.
+    /// Counts `e` if it is a refusal by `bf.max-filter-bytes`, or an add a full sliding
+    /// window refused (its growth stopped by the limit, or out of layers).
     pub fn refused(&self, e: &Error) {
-        if matches!(e, Error::TooLarge { .. }) {
+        if matches!(e, Error::TooLarge { .. } | Error::ApbfFull { .. }) {
             self.size_refusals.fetch_add(1, Relaxed);
+        }
+        if let (Some(full), Error::ApbfFull { .. } | Error::ApbfMaxLayers) =
+            (&self.full_refusals, e)
+        {
+            full.fetch_add(1, Relaxed);
         }
     }
 }
@@ -106,7 +121,8 @@ pub static TDIGEST: Counters = Counters::new(c"tdigest");
 
 /// Counting Bloom filters (`RSbloomCB` keys).
 pub static CBF: Counters = Counters::new(c"cbf");
-pub static APBF: Counters = Counters::new(c"apbf");
+/// Sliding-window filters (`RSbloomAP` keys).
+pub static APBF: Counters = Counters::new(c"apbf").with_full_refusals();
 
 /// Every family's counters, in INFO order.
 static FAMILIES: [&Counters; 7] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST, &CBF, &APBF];
@@ -165,5 +181,8 @@ fn add_fields(ctx: *mut raw::RedisModuleInfoCtx, c: &Counters) {
         ("defrag_moves", unsigned(&c.defrag_moves)),
     ] {
         field(ctx, &format!("{name}_{field_name}"), value);
+    }
+    if let Some(full) = &c.full_refusals {
+        field(ctx, &format!("{name}_full_refusals"), unsigned(full));
     }
 }

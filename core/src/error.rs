@@ -223,6 +223,14 @@ pub enum Error {
     ApbfRateTooSmall,
     /// APBF.INSERTAT's time is not a whole number of milliseconds from 0.
     ApbfBadTime,
+    /// A TIME window's span holds more than its capacity and the burst layer it needs would
+    /// take it over `bf.max-filter-bytes` (the add is refused, nothing changes).
+    ApbfFull {
+        needed: u64,
+        limit: u64,
+    },
+    /// A TIME window's burst needs more layers than a window may have.
+    ApbfMaxLayers,
 
     // Configs RedisBloom 8 has too (CONFIG SET, config file, load arguments): its texts, which
     // the server puts after `ERR CONFIG SET failed (possibly related to argument '...') - `.
@@ -416,6 +424,14 @@ impl fmt::Display for Error {
             Error::ApbfRateTooSmall => {
                 f.write_str("ERR error rate too small for a sliding window (at least 1e-9)")
             }
+            Error::ApbfFull { needed, limit } => write!(
+                f,
+                "ERR sliding window is full: its burst would need {needed} bytes, over \
+                 bf.max-filter-bytes ({limit})"
+            ),
+            Error::ApbfMaxLayers => f.write_str(
+                "ERR sliding window is full: its burst needs more layers than it may have",
+            ),
         }
     }
 }

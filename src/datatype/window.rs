@@ -1,7 +1,8 @@
-//! The sliding-window filter type, `RSbloomAP` (rsbloom's own, encoding version 1; format in
+//! The sliding-window filter type, `RSbloomAP` (rsbloom's own, encoding version 2 with a
+//! TIME window's burst layers; version 1 values load as windows without layers; format in
 //! `rsbloom_core::window::codec`). The AOF rewrite writes a filter as APBF.LOADCHUNK calls,
 //! as the Bloom, cuckoo and counting filters are written: the header carries the window's
-//! times, so a replay forgets what expired meanwhile.
+//! times and layers, so a replay forgets what expired meanwhile.
 
 use redis_module::native_types::RedisType;
 use rsbloom_core::error::Result;
@@ -40,8 +41,9 @@ impl Family for WindowFilter {
     fn bytes(&self) -> i64 {
         self.memory_bytes() as i64
     }
+    /// Changes whenever a burst layer comes or goes (the memory changes only then).
     fn parts(&self) -> usize {
-        1
+        self.layer_changes() as usize
     }
     fn relocate(&mut self, mover: &mut dyn Relocate) {
         WindowFilter::relocate(self, mover)

@@ -1,41 +1,56 @@
 //! The sliding-window filter's formats (type `RSbloomAP`), all validated before anything is
 //! allocated.
 //!
-//! Parameter block (field stream): `flags` (reserved, 0), `window` (0 COUNT, 1 TIME),
-//! `span_ms` (0 for COUNT), `capacity`, `error_rate`, `k`, `l`, `slices`, `generation`,
-//! `blocks`, `head`, `turns`, `clock_ms`, `turned_ms`, `added`, `overflows`, then per
-//! physical slice its
-//! generation's `items`, `first_ms`, `last_ms`. The shape is checked against itself (slices
-//! from `k` and `l`, at most 64) and the words' bytes against `bf.max-filter-bytes`; it is
-//! not recomputed from the rate, so a later release may choose shapes differently and still
-//! load this one.
+//! Parameter block of a ring (field stream): `flags` (reserved, 0), `window` (0 COUNT, 1
+//! TIME), `span_ms` (0 for COUNT), `capacity`, `error_rate`, `k`, `l`, `slices`,
+//! `generation`, `blocks`, `head`, `turns`, `clock_ms`, `turned_ms`, `added`, `overflows`,
+//! then per physical slice its generation's `items`, `first_ms`, `last_ms`. The shape is
+//! checked against itself (slices from `k` and `l`, at most 64) and the words' bytes against
+//! `bf.max-filter-bytes`; it is not recomputed from the rate, so a later release may choose
+//! shapes differently and still load this one.
 //!
-//! RDB value (encoding version [`ENCODING_VERSION`]): the parameter block, then the words as
-//! one byte string of little-endian 64-bit words (`blocks * (slices + 1) * 8` bytes).
+//! Layers (version 2): after the reserved ring's block, the number of burst layers, then
+//! per layer its `level` and its ring's block (a TIME window over the same span, of
+//! `capacity << level` items at `error_rate / 2^level`, levels rising; a COUNT window has
+//! none). Every block is read and the whole window's memory checked before a word is
+//! allocated.
 //!
-//! SCANDUMP: iterator 0 gives the header (`b"RSAP"`, a version byte, the parameter block in
-//! the [byte form](crate::fields::Writer); nothing may follow), returned with iterator 1;
-//! iterator `it >= 1` gives word data from byte `it - 1`, returned with `it + len`; the end
-//! is `(0, "")`. LOADCHUNK takes the iterator SCANDUMP returned after a chunk, as the Bloom
-//! filters' protocol does ([`crate::bloom::codec::scandump::chunk_start`]).
+//! RDB value (encoding version [`ENCODING_VERSION`], 2): the blocks as above, then each
+//! ring's words (reserved first, then the layers' in order) as one byte string of
+//! little-endian 64-bit words (`blocks * (slices + 1) * 8` bytes each). Version 1 (before
+//! burst layers): the reserved ring's block, then its words; it loads as a window without
+//! layers.
+//!
+//! SCANDUMP: iterator 0 gives the header (`b"RSAP"`, a version byte, the blocks in the
+//! [byte form](crate::fields::Writer); nothing may follow), returned with iterator 1;
+//! iterator `it >= 1` gives word data from byte `it - 1` of the rings' words one after the
+//! other (a chunk ends where a ring does), returned with `it + len`; the end is `(0, "")`.
+//! LOADCHUNK takes the iterator SCANDUMP returned after a chunk, as the Bloom filters'
+//! protocol does ([`crate::bloom::codec::scandump::chunk_start`]). Headers of version 1
+//! (the reserved ring's block alone) still load.
 
-use super::filter::{words_for, Generation, WindowFilter, WindowMeta};
+use super::burst::{layer_params, Layer, MAX_LEVEL};
+use super::filter::{memory_for, words_for, Generation, WindowFilter, WindowMeta};
 use super::shape::{Shape, Window};
 use crate::bloom::codec::scandump::{self, chunk_start};
-use crate::error::{bad_data, Error, Result};
+use crate::error::{bad_data, check_limit, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
 use crate::le_words;
 
 /// The Redis type name (part of every RDB and DUMP payload).
 pub const TYPE_NAME: &str = "RSbloomAP";
-/// Written with every value; `rdb_load` refuses others.
-pub const ENCODING_VERSION: i32 = 1;
+/// Written with every value; `rdb_load` takes it and [`ENCODING_VERSION_1`].
+pub const ENCODING_VERSION: i32 = 2;
+/// Values written before burst layers: a window without layers.
+pub const ENCODING_VERSION_1: i32 = 1;
 
 const MAGIC: &[u8; 4] = b"RSAP";
-const HEADER_VERSION: u8 = 1;
+const HEADER_VERSION: u8 = 2;
+const HEADER_VERSION_1: u8 = 1;
 
-fn encode_meta(filter: &WindowFilter, out: &mut dyn FieldSink) {
-    let m = filter.meta();
+/// A ring's parameter block.
+fn encode_ring(ring: &WindowFilter, out: &mut dyn FieldSink) {
+    let m = ring.meta();
     out.put_u64(0);
     match m.window {
         Window::Count => {
@@ -69,10 +84,21 @@ fn encode_meta(filter: &WindowFilter, out: &mut dyn FieldSink) {
     ] {
         out.put_u64(v);
     }
-    for g in filter.generations() {
+    for g in ring.generations() {
         out.put_u64(g.items);
         out.put_u64(g.first_ms);
         out.put_u64(g.last_ms);
+    }
+}
+
+/// Every block of a version 2 value or header: the reserved ring's, the layer count, each
+/// layer's level and block.
+fn encode_blocks(filter: &WindowFilter, out: &mut dyn FieldSink) {
+    encode_ring(filter, out);
+    out.put_u64(filter.layers().len() as u64);
+    for layer in filter.layers() {
+        out.put_u64(layer.level as u64);
+        encode_ring(&layer.ring, out);
     }
 }
 
@@ -80,21 +106,53 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
     u32::try_from(value).map_err(|_| bad_data(format!("{what} out of range")))
 }
 
-/// Reads and validates a parameter block, then makes the empty filter it describes.
-fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<WindowFilter> {
-    let (meta, generations) = parse_meta(src, limit)?;
-    build(meta, &generations)
+/// A parsed, validated ring block: its parameters and generations, nothing of its size
+/// allocated.
+struct Ring {
+    meta: WindowMeta,
+    generations: Vec<Generation>,
 }
 
-/// The filter a validated parameter block describes, its words zero.
-fn build(meta: WindowMeta, generations: &[Generation]) -> Result<WindowFilter> {
-    let mut filter = WindowFilter::empty(meta)?;
-    filter.generations_mut().copy_from_slice(generations);
-    Ok(filter)
+impl Ring {
+    /// The ring it describes, its words zero (or `AllocFailed`).
+    fn build(&self) -> Result<WindowFilter> {
+        let mut ring = WindowFilter::empty(self.meta)?;
+        ring.generations_mut().copy_from_slice(&self.generations);
+        Ok(ring)
+    }
 }
 
-/// Reads and validates a parameter block (nothing of the filter's size allocated).
-fn parse_meta(src: &mut dyn FieldSource, limit: u64) -> Result<(WindowMeta, Vec<Generation>)> {
+/// A parsed, validated window: the reserved ring and the layers, nothing of their size
+/// allocated.
+struct Parsed {
+    reserved: Ring,
+    layers: Vec<(u32, Ring)>,
+}
+
+impl Parsed {
+    /// The window it describes, every ring's words zero.
+    fn build(&self) -> Result<WindowFilter> {
+        let mut filter = self.reserved.build()?;
+        for (level, ring) in &self.layers {
+            filter.layers.push(Layer {
+                level: *level,
+                ring: ring.build()?,
+            });
+        }
+        Ok(filter)
+    }
+
+    /// Bytes of every ring's words, in stream order.
+    fn word_bytes(&self) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(&self.reserved)
+            .chain(self.layers.iter().map(|(_, r)| r))
+            .map(|r| words_for(&r.meta.shape) * 8)
+    }
+}
+
+/// Reads a ring's block and checks it against itself (the caller checks the capacity and
+/// the memory).
+fn parse_ring(src: &mut dyn FieldSource) -> Result<Ring> {
     if src.get_u64()? != 0 {
         return Err(bad_data("unknown flags"));
     }
@@ -124,7 +182,7 @@ fn parse_meta(src: &mut dyn FieldSource, limit: u64) -> Result<(WindowMeta, Vec<
         added: src.get_u64()?,
         overflows: src.get_u64()?,
     };
-    meta.validate(limit)?;
+    meta.validate_ring()?;
     let mut generations = Vec::with_capacity(shape.slices as usize);
     for _ in 0..shape.slices {
         generations.push(Generation {
@@ -133,75 +191,158 @@ fn parse_meta(src: &mut dyn FieldSource, limit: u64) -> Result<(WindowMeta, Vec<
             last_ms: src.get_u64()?,
         });
     }
-    Ok((meta, generations))
+    Ok(Ring { meta, generations })
+}
+
+/// Reads and validates the blocks of a value or header of `version` (1: the reserved ring
+/// alone), the whole window's memory against `limit`, nothing of its size allocated.
+fn parse_blocks(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Parsed> {
+    let reserved = parse_ring(src)?;
+    let base = reserved.meta;
+    base.validate(u64::MAX)?;
+    let mut layers: Vec<(u32, Ring)> = Vec::new();
+    if version >= 2 {
+        let n = src.get_u64()?;
+        if n > 0 && base.span_ms().is_none() {
+            return Err(bad_data("burst layers in a COUNT window"));
+        }
+        if n > MAX_LEVEL as u64 {
+            return Err(bad_data("too many burst layers"));
+        }
+        for _ in 0..n {
+            let level = to_u32(src.get_u64()?, "layer level")?;
+            let after = layers.last().map_or(0, |(l, _)| *l);
+            if level <= after || level > MAX_LEVEL {
+                return Err(bad_data("layer levels out of order or range"));
+            }
+            let ring = parse_ring(src)?;
+            let m = ring.meta;
+            let (capacity, error_rate) = layer_params(base.capacity, base.error_rate, level)
+                .ok_or_else(|| bad_data("layer capacity out of range"))?;
+            if m.window != base.window
+                || m.capacity != capacity
+                || m.error_rate.to_bits() != error_rate.to_bits()
+            {
+                return Err(bad_data("a layer does not match its level"));
+            }
+            layers.push((level, ring));
+        }
+    }
+    let needed = layers
+        .iter()
+        .map(|(_, r)| memory_for(&r.meta.shape))
+        .fold(memory_for(&base.shape), u64::saturating_add);
+    check_limit(needed, limit)?;
+    Ok(Parsed { reserved, layers })
 }
 
 pub fn save(filter: &WindowFilter, out: &mut dyn FieldSink) {
-    encode_meta(filter, out);
-    out.put_bytes(&le_words::as_bytes(filter.words()));
+    encode_blocks(filter, out);
+    for ring in filter.rings() {
+        out.put_bytes(&le_words::as_bytes(ring.words()));
+    }
 }
 
 pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<WindowFilter> {
-    if version != ENCODING_VERSION {
+    if version != ENCODING_VERSION && version != ENCODING_VERSION_1 {
         return Err(bad_data(format!("unknown encoding version {version}")));
     }
-    let (meta, generations) = parse_meta(src, limit)?;
-    let expected = words_for(&meta.shape) * 8;
-    // The stored length is checked before the words are allocated.
-    let mut loaded = None;
-    src.with_bytes(&mut |bytes| {
-        if bytes.len() as u64 != expected {
-            return Err(bad_data(format!(
-                "words: {} bytes, the shape needs {expected}",
-                bytes.len()
-            )));
-        }
-        let mut filter = build(meta, &generations)?;
-        filter.write_chunk(0, bytes)?;
-        loaded = Some(filter);
-        Ok(())
-    })?;
+    let parsed = parse_blocks(src, version, limit)?;
+    // Every block is checked (the memory too) before a ring is allocated; each ring's
+    // stored length before its words are.
+    let mut loaded: Option<WindowFilter> = None;
+    let mut offset = 0u64;
+    for (i, expected) in parsed.word_bytes().enumerate() {
+        src.with_bytes(&mut |bytes| {
+            if bytes.len() as u64 != expected {
+                return Err(bad_data(format!(
+                    "words of ring {i}: {} bytes, the shape needs {expected}",
+                    bytes.len()
+                )));
+            }
+            let filter = match loaded.as_mut() {
+                None => loaded.insert(parsed.reserved.build()?),
+                Some(filter) => {
+                    let (level, ring) = &parsed.layers[i - 1];
+                    filter.layers.push(Layer {
+                        level: *level,
+                        ring: ring.build()?,
+                    });
+                    filter
+                }
+            };
+            filter.write_chunk(offset, bytes)
+        })?;
+        offset += expected;
+    }
     loaded.ok_or_else(|| bad_data("no words"))
 }
 
-/// The SCANDUMP header of a filter: its parameter block.
+/// A window without layers as a version 1 value (what this module wrote before burst
+/// layers): for the tests of loading old values.
+#[cfg(any(test, feature = "testkit"))]
+pub fn save_v1(filter: &WindowFilter, out: &mut dyn FieldSink) {
+    assert!(filter.layers().is_empty(), "version 1 has no layers");
+    encode_ring(filter, out);
+    out.put_bytes(&le_words::as_bytes(filter.words()));
+}
+
+/// A window without layers as a version 1 header (tests).
+#[cfg(any(test, feature = "testkit"))]
+pub fn encode_header_v1(filter: &WindowFilter) -> Vec<u8> {
+    assert!(filter.layers().is_empty(), "version 1 has no layers");
+    let mut out = Writer(Vec::with_capacity(256));
+    out.0.extend_from_slice(MAGIC);
+    out.0.push(HEADER_VERSION_1);
+    encode_ring(filter, &mut out);
+    out.0
+}
+
+/// The SCANDUMP header of a filter: its blocks.
 pub fn encode_header(filter: &WindowFilter) -> Vec<u8> {
     let mut out = Writer(Vec::with_capacity(256));
     out.0.extend_from_slice(MAGIC);
     out.0.push(HEADER_VERSION);
-    encode_meta(filter, &mut out);
+    encode_blocks(filter, &mut out);
     out.0
 }
 
-/// Parses and validates a header (as strictly as an RDB value; nothing may follow) into the
-/// empty filter it describes.
-pub fn decode_header(bytes: &[u8], limit: u64) -> Result<WindowFilter> {
+/// The version and blocks of a header (after the magic and version byte).
+fn header_blocks(bytes: &[u8], limit: u64) -> Result<(u8, Parsed, usize)> {
     let rest = bytes
         .strip_prefix(MAGIC)
         .ok_or_else(|| bad_data("not a sliding-window filter header"))?;
     let (&version, rest) = rest
         .split_first()
         .ok_or_else(|| bad_data("header is truncated"))?;
-    if version != HEADER_VERSION {
+    if version != HEADER_VERSION && version != HEADER_VERSION_1 {
         return Err(bad_data(format!("unknown header version {version}")));
     }
     let mut reader = Reader(rest);
-    let filter = decode_meta(&mut reader, limit)?;
-    if !reader.rest().is_empty() {
+    let parsed = parse_blocks(&mut reader, version as i32, limit)?;
+    Ok((version, parsed, reader.rest().len()))
+}
+
+/// Parses and validates a header (as strictly as an RDB value; nothing may follow) into the
+/// empty filter it describes.
+pub fn decode_header(bytes: &[u8], limit: u64) -> Result<WindowFilter> {
+    let (_, parsed, trailing) = header_blocks(bytes, limit)?;
+    if trailing != 0 {
         return Err(bad_data("trailing bytes after the header"));
     }
-    Ok(filter)
+    parsed.build()
+}
+
+/// The version byte of a header this module wrote or takes (1 or 2), for tools and tests.
+pub fn header_version(bytes: &[u8]) -> Option<u8> {
+    bytes.strip_prefix(MAGIC)?.first().copied()
 }
 
 /// The bytes of word data that follow a header (tools), nothing allocated but the header's
 /// generations.
 pub fn header_data_len(bytes: &[u8], limit: u64) -> Result<u64> {
-    let rest = bytes
-        .strip_prefix(MAGIC)
-        .and_then(|r| r.strip_prefix(&[HEADER_VERSION]))
-        .ok_or_else(|| bad_data("not a sliding-window filter header"))?;
-    let (meta, _) = parse_meta(&mut Reader(rest), limit)?;
-    Ok(words_for(&meta.shape).saturating_mul(8))
+    let (_, parsed, _) = header_blocks(bytes, limit)?;
+    Ok(parsed.word_bytes().fold(0, u64::saturating_add))
 }
 
 /// One SCANDUMP step ([`scandump::step`]): the header, then the words' stream.

@@ -3,6 +3,7 @@
 use std::cell::Cell;
 use std::mem::size_of;
 
+use super::burst::{GrowthLimit, Layer};
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::guava;
@@ -41,9 +42,9 @@ pub struct WindowMeta {
     pub turned_ms: u64,
     /// Items ever added.
     pub added: u64,
-    /// Adds that found the youngest generation due to close but could not, because the
-    /// oldest one in the window had not expired yet (more items in a span than the
-    /// capacity): they go into the youngest, which only raises the error rate.
+    /// Adds the ring could not take (a TIME window's span held more than its capacity), so
+    /// that a burst layer took them. Values of encoding version 1 also count adds that went
+    /// into a youngest generation already full (before burst layers, that raised the rate).
     pub overflows: u64,
 }
 
@@ -66,8 +67,9 @@ pub fn words_for(shape: &Shape) -> u64 {
     shape.blocks.saturating_mul(stride(shape))
 }
 
-/// Memory a filter of this shape takes: the figure `APBF.INFO Size` and `MEMORY USAGE`
-/// report, and the one `bf.max-filter-bytes` limits.
+/// Memory a ring of this shape takes (a filter's reserved ring, or one burst layer): with its
+/// layers', the figure `APBF.INFO Size` and `MEMORY USAGE` report, and the one
+/// `bf.max-filter-bytes` limits.
 pub fn memory_for(shape: &Shape) -> u64 {
     let fixed = size_of::<WindowFilter>() + MAX_SLICES as usize * size_of::<Generation>();
     (fixed as u64).saturating_add(words_for(shape).saturating_mul(8))
@@ -108,11 +110,19 @@ impl WindowMeta {
 
     /// Checks a loaded parameter block before a byte is allocated.
     pub fn validate(&self, limit: u64) -> Result<()> {
-        if !(self.error_rate > 0.0 && self.error_rate < 1.0) {
-            return Err(bad_data("error rate out of range"));
-        }
         if !(1..=MAX_CAPACITY).contains(&self.capacity) {
             return Err(bad_data("capacity out of range"));
+        }
+        self.validate_ring()?;
+        check_limit(memory_for(&self.shape), limit)
+    }
+
+    /// The checks of [`WindowMeta::validate`] but the capacity's range and the limit: what
+    /// a burst layer's block must pass too (its capacity is the filter's times a power of
+    /// two, checked by the caller).
+    pub(super) fn validate_ring(&self) -> Result<()> {
+        if !(self.error_rate > 0.0 && self.error_rate < 1.0) {
+            return Err(bad_data("error rate out of range"));
         }
         if let Window::Time { span_ms } = self.window {
             if !(1..=MAX_SPAN_MS).contains(&span_ms) {
@@ -136,7 +146,7 @@ impl WindowMeta {
         if self.head >= s.slices {
             return Err(bad_data("ring position out of range"));
         }
-        check_limit(memory_for(s), limit)
+        Ok(())
     }
 
     /// A TIME window's span, `None` for a COUNT window.
@@ -154,8 +164,9 @@ impl WindowMeta {
     }
 }
 
-/// A sliding-window filter. Block `b` is `words[b * (S + 1) ..][.. S + 1]`: the turn
-/// count it was last written at, then physical slice `s`'s word at `1 + s`.
+/// A sliding-window filter: its reserved ring and, for a TIME window, the burst layers it
+/// grew. Block `b` of a ring is `words[b * (S + 1) ..][.. S + 1]`: the turn count it was
+/// last written at, then physical slice `s`'s word at `1 + s`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowFilter {
     words: Vec<u64>,
@@ -163,9 +174,39 @@ pub struct WindowFilter {
     /// Per physical slice: the generation that started in it.
     generations: Vec<Generation>,
     starts_memo: StartsMemo,
+    /// Burst layers by level, lowest first (empty in a COUNT window and in a layer).
+    pub(super) layers: Vec<Layer>,
+    /// What this server counted of the value since it was made or loaded.
+    pub(super) counted: Counted,
 }
 
-/// The last [`WindowFilter::starts`] answer and while it holds: until the ring turns, the
+/// Counts kept beside a value, not part of it (two filters never differ by them).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Counted {
+    /// Adds refused because the window was full: a refused add changes nothing, so it is
+    /// not replicated, and a replica's count would differ.
+    pub(super) adds: u64,
+    /// Layers added or dropped (wrapping).
+    pub(super) changes: u64,
+    /// No burst layer can have gone before this moment (0: look at the next add).
+    pub(super) drop_from: u64,
+}
+
+impl PartialEq for Counted {
+    fn eq(&self, _: &Counted) -> bool {
+        true
+    }
+}
+
+/// The generations still in the window at a moment: where a run may start (bit `j`:
+/// logical position `j`, 0 the youngest) and how many items the older ones hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Live {
+    pub(super) mask: u64,
+    pub(super) older: u64,
+}
+
+/// The last [`WindowFilter::live`] answer and while it holds: until the ring turns, the
 /// youngest generation's emptiness changes, or time reaches the next expiry. Walking the
 /// generations for every lookup cost more than the lookup itself. Not part of the value (two
 /// filters compare equal whatever their memos hold).
@@ -178,7 +219,7 @@ struct Memo {
     youngest: bool,
     from: u64,
     until: u64,
-    mask: u64,
+    live: Live,
 }
 
 impl PartialEq for StartsMemo {
@@ -219,11 +260,20 @@ impl WindowFilter {
             meta,
             generations: vec![Generation::default(); meta.shape.slices as usize],
             starts_memo: StartsMemo::default(),
+            layers: Vec::new(),
+            counted: Counted::default(),
         })
     }
 
     pub fn meta(&self) -> WindowMeta {
         self.meta
+    }
+    pub(super) fn meta_mut(&mut self) -> &mut WindowMeta {
+        &mut self.meta
+    }
+    /// The burst layers, lowest level first.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
     }
     pub fn shape(&self) -> Shape {
         self.meta.shape
@@ -234,20 +284,55 @@ impl WindowFilter {
     pub(super) fn generations_mut(&mut self) -> &mut [Generation] {
         &mut self.generations
     }
+    /// The reserved ring's words.
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+    /// Memory of the whole filter: the reserved ring and the burst layers.
+    #[inline]
     pub fn memory_bytes(&self) -> u64 {
+        if self.layers.is_empty() {
+            return self.reserved_bytes();
+        }
+        self.layered_bytes()
+    }
+    #[cold]
+    fn layered_bytes(&self) -> u64 {
+        self.layers.iter().fold(self.reserved_bytes(), |m, l| {
+            m.saturating_add(l.ring.reserved_bytes())
+        })
+    }
+    /// Changes when the memory does (a layer came or went), cheaply: for the server's
+    /// memory accounting around a write.
+    #[inline]
+    pub fn layer_changes(&self) -> u64 {
+        self.counted.changes
+    }
+    /// Memory of the reserved ring (what APBF.RESERVE allocated).
+    pub fn reserved_bytes(&self) -> u64 {
         memory_for(&self.meta.shape)
     }
-    /// Bytes of block data (SCANDUMP's data stream).
+    /// Adds refused because the window was full (on this server, since the value was made
+    /// or loaded).
+    pub fn refused(&self) -> u64 {
+        self.counted.adds
+    }
+    /// The rings in the order of the data stream: the reserved one, then each layer's.
+    pub(super) fn rings(&self) -> impl Iterator<Item = &WindowFilter> {
+        std::iter::once(self).chain(self.layers.iter().map(|l| &l.ring))
+    }
+    /// Bytes of block data (SCANDUMP's data stream: every ring's words, in order).
     pub fn data_len(&self) -> u64 {
-        self.words.len() as u64 * 8
+        self.rings().map(|r| r.words.len() as u64 * 8).sum()
     }
 
-    /// Moves the words' block where `mover` says (active defragmentation).
+    /// Moves the words' blocks where `mover` says (active defragmentation).
     pub fn relocate(&mut self, mover: &mut dyn Relocate) {
         relocate_vec(&mut self.words, mover);
+        relocate_vec(&mut self.layers, mover);
+        for layer in &mut self.layers {
+            relocate_vec(&mut layer.ring.words, mover);
+        }
     }
 
     /// The item's hash (Guava's MurmurHash3, binary safe).
@@ -294,7 +379,7 @@ impl WindowFilter {
 
     /// Whether generation `g` still holds items of the window at `now`.
     #[inline]
-    fn live(&self, g: &Generation, now: u64) -> bool {
+    fn live_gen(&self, g: &Generation, now: u64) -> bool {
         g.items > 0
             && match self.meta.window {
                 Window::Count => true,
@@ -305,6 +390,13 @@ impl WindowFilter {
     /// Logical positions where a run may start at `now`: the generations still in the
     /// window (one bit each, 0 the youngest).
     pub fn starts(&self, now_ms: u64) -> u64 {
+        self.live(now_ms).mask
+    }
+
+    /// The generations still in the window at `now`: where a run may start, and the items
+    /// of those but the youngest.
+    #[inline]
+    pub(super) fn live(&self, now_ms: u64) -> Live {
         let now = self.effective_ms(now_ms);
         let youngest = self.generation(0).items > 0;
         if let Some(m) = self.starts_memo.0.get() {
@@ -312,13 +404,13 @@ impl WindowFilter {
                 && m.youngest == youngest
                 && (m.from..m.until).contains(&now)
             {
-                return m.mask;
+                return m.live;
             }
         }
         let s = &self.meta.shape;
         let n = s.slices as usize;
         let span = self.meta.span_ms();
-        let (mut mask, mut until) = (0u64, u64::MAX);
+        let (mut live, mut until) = (Live::default(), u64::MAX);
         let mut p = self.meta.head as usize;
         for j in 0..=(s.slices - s.k) {
             let g = &self.generations[p];
@@ -332,7 +424,10 @@ impl WindowFilter {
                     }
                     until = until.min(expires);
                 }
-                mask |= 1 << j;
+                live.mask |= 1 << j;
+                if j > 0 {
+                    live.older = live.older.saturating_add(g.items);
+                }
             }
             p = if p + 1 == n { 0 } else { p + 1 };
         }
@@ -341,9 +436,9 @@ impl WindowFilter {
             youngest,
             from: now,
             until,
-            mask,
+            live,
         }));
-        mask
+        live
     }
 
     /// The item's bit in each slice, as a logical mask (bit `j`: logical slice `j`); the
@@ -353,9 +448,11 @@ impl WindowFilter {
         let n = self.meta.shape.slices;
         let block = &self.words[p.block..p.block + n as usize + 1];
         let (words, bits) = (&block[1..], &p.bits[..n as usize]);
+        // Youngest physical slice last, so each bit lands at its slice's place by doubling
+        // (no shift by `s`); `wrapping_shr` takes the shift modulo 64, as the instruction does.
         let mut physical = 0u64;
-        for s in 0..words.len().min(bits.len()) {
-            physical |= ((words[s] >> (bits[s] & 63)) & 1) << s;
+        for s in (0..words.len().min(bits.len())).rev() {
+            physical = (physical << 1) | (words[s].wrapping_shr(bits[s] as u32) & 1);
         }
         let head = self.meta.head;
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -385,17 +482,46 @@ impl WindowFilter {
     }
 
     #[inline]
-    fn contains_with(&self, h: ItemHash, starts: u64) -> bool {
+    pub(super) fn contains_with(&self, h: ItemHash, starts: u64) -> bool {
         self.has_run(self.mask(self.probe(h)), starts)
     }
 
     /// Whether the item is in the window at `now_ms`.
     pub fn contains_hash(&self, h: ItemHash, now_ms: u64) -> bool {
         self.contains_with(h, self.starts(now_ms))
+            || (!self.layers.is_empty() && self.layers_contain(h, self.effective_ms(now_ms)))
     }
 
     pub fn contains(&self, item: &[u8], now_ms: u64) -> bool {
         self.contains_hash(Self::hash(item), now_ms)
+    }
+
+    /// The most items a TIME ring's generations in the window may hold before adds go to a
+    /// burst layer: a span's capacity, plus the part of the oldest generation older than the
+    /// span (a generation leaves the window with its last add). A span of at most `capacity`
+    /// adds never reaches it.
+    #[inline(always)]
+    fn ceiling(&self) -> u64 {
+        self.meta
+            .capacity
+            .saturating_add(self.meta.shape.generation)
+    }
+
+    /// Whether a TIME ring takes an item at `now` (changing nothing): its generations in the
+    /// window hold fewer than [`Self::ceiling`] items, and its youngest generation has room
+    /// or the ring can turn (the generation leaving the window holds nothing of it).
+    #[inline(always)]
+    pub(super) fn room(&self, now: u64, live: Live) -> bool {
+        self.room_with(self.generation(0), now, live)
+    }
+
+    /// [`Self::room`] given the youngest generation.
+    #[inline(always)]
+    fn room_with(&self, young: &Generation, now: u64, live: Live) -> bool {
+        let s = self.meta.shape;
+        let held = live.older + if live.mask & 1 != 0 { young.items } else { 0 };
+        held < self.ceiling()
+            && (young.items < s.generation || !self.live_gen(self.generation(s.slices - s.k), now))
     }
 
     /// Turns the ring once if the generation leaving the window (logical `S - k`) holds
@@ -403,7 +529,7 @@ impl WindowFilter {
     fn turn(&mut self, now: u64) -> bool {
         let s = self.meta.shape;
         let leaving = *self.generation(s.slices - s.k);
-        if self.meta.window != Window::Count && self.live(&leaving, now) {
+        if self.meta.window != Window::Count && self.live_gen(&leaving, now) {
             return false;
         }
         self.meta.head = self.physical(s.slices - 1);
@@ -413,18 +539,21 @@ impl WindowFilter {
         true
     }
 
-    /// Turns the ring as the youngest generation is due: when full (`generation` items);
-    /// in a TIME window also once per quantum (`span / l`) since it began, so generations
-    /// stand for time and an add after an idle spell pushes the old ones out (up to a whole
-    /// ring). A full generation that cannot close because the one leaving still holds items
-    /// of the window (more than `capacity` in a span) counts an overflow and takes the item.
-    /// Returns whether the ring turned.
-    fn advance(&mut self, now: u64) -> bool {
+    /// Readies the ring for an add at `now`: `false` (nothing changed) if a TIME ring has no
+    /// [`Self::room`]; else turns it as the youngest generation is due: when full
+    /// (`generation` items); in a TIME window also once per quantum (`span / l`) since it
+    /// began, so generations stand for time and an add after an idle spell pushes the old
+    /// ones out (up to a whole ring). With room, a full youngest generation can always close.
+    #[inline(always)]
+    pub(super) fn ready(&mut self, now: u64, live: &mut Live) -> bool {
         let youngest = *self.generation(0);
         let full = youngest.items >= self.meta.shape.generation;
         let due = match self.meta.window {
             Window::Count => full as u64,
             Window::Time { .. } => {
+                if !self.room_with(&youngest, now, *live) {
+                    return false;
+                }
                 let began = if youngest.items > 0 {
                     youngest.first_ms
                 } else {
@@ -438,31 +567,27 @@ impl WindowFilter {
         while turned < due && self.turn(now) {
             turned += 1;
         }
-        if full && turned == 0 {
-            self.meta.overflows = self.meta.overflows.saturating_add(1);
+        if turned > 0 {
+            *live = self.live(now);
         }
-        turned > 0
+        true
     }
 
-    /// Starts a batch of adds at `now_ms`: the time the filter takes from here on. A COUNT
-    /// window keeps no time at all (0), so its bytes never depend on a clock: a replica or a
-    /// replay applying its adds later holds the same filter.
-    fn tick(&mut self, now_ms: u64) -> u64 {
-        if self.meta.window == Window::Count {
-            return 0;
+    /// The moment an add at `now_ms` happens at: a COUNT window keeps no time at all (0),
+    /// so its bytes never depend on a clock: a replica or a replay applying its adds later
+    /// holds the same filter; a TIME window never goes back before the latest it has seen.
+    #[inline(always)]
+    fn moment(&self, now_ms: u64) -> u64 {
+        match self.meta.window {
+            Window::Count => 0,
+            Window::Time { .. } => self.effective_ms(now_ms),
         }
-        let now = self.effective_ms(now_ms);
-        self.meta.clock_ms = now;
-        now
     }
 
-    #[inline]
-    fn add_at(&mut self, h: ItemHash, now: u64, starts: &mut u64) -> bool {
-        if self.advance(now) {
-            *starts = self.starts(now);
-        }
-        let p = self.probe(h);
-        let present = self.has_run(self.mask(p), *starts);
+    /// Adds into this ring, [`Self::ready`] for it: writes the item's bits and counts it in
+    /// the youngest generation.
+    #[inline(always)]
+    pub(super) fn put(&mut self, p: Probe, now: u64, live: &mut Live) {
         let n = self.meta.shape.slices as usize;
         let k = self.meta.shape.k;
         let (head, turns) = (self.meta.head as usize, self.meta.turns);
@@ -470,15 +595,20 @@ impl WindowFilter {
         let stale = turns.wrapping_sub(block[0]).min(n as u64) as usize;
         block[0] = turns;
         let slices = &mut block[1..];
-        // Logical j is physical head + j, wrapping once at n.
-        let mut s = head;
-        for _ in 0..stale {
-            slices[s] = 0;
-            s = if s + 1 == n { 0 } else { s + 1 };
+        // Logical j is physical head + j, wrapping once at n. A block not written for a
+        // whole ring (a new or idle window's) is cleared at once.
+        if stale == n {
+            slices.fill(0);
+        } else {
+            let mut s = head;
+            for _ in 0..stale {
+                slices[s] = 0;
+                s = if s + 1 == n { 0 } else { s + 1 };
+            }
         }
         let mut s = head;
         for _ in 0..k {
-            slices[s] |= 1 << (p.bits[s] & 63);
+            slices[s] |= 1u64.wrapping_shl(p.bits[s] as u32);
             s = if s + 1 == n { 0 } else { s + 1 };
         }
         let g = &mut self.generations[head];
@@ -487,11 +617,12 @@ impl WindowFilter {
         }
         g.items = g.items.saturating_add(1);
         g.last_ms = now;
+        self.meta.clock_ms = now;
         self.meta.added = self.meta.added.saturating_add(1);
         // The youngest generation now holds an item of this moment: a run may start there.
-        *starts |= 1;
+        live.mask |= 1;
         if let Some(mut m) = self.starts_memo.0.get() {
-            m.mask |= 1;
+            m.live.mask |= 1;
             m.youngest = true;
             let expires = self
                 .meta
@@ -500,18 +631,42 @@ impl WindowFilter {
             m.until = m.until.min(expires);
             self.starts_memo.0.set(Some(m));
         }
-        !present
     }
 
-    /// Adds the item at `now_ms`: `true` if it was not in the window before.
-    pub fn add_hash(&mut self, h: ItemHash, now_ms: u64) -> bool {
-        let now = self.tick(now_ms);
-        let mut starts = self.starts(now);
-        self.add_at(h, now, &mut starts)
+    /// Adds the item at `now` (the add's moment): into the reserved ring when it has room,
+    /// else into a burst layer ([`Self::add_burst`]). `Ok(true)` if it was not in the window
+    /// before; an error if the window is full (nothing changed then).
+    #[inline]
+    fn add_at(
+        &mut self,
+        h: ItemHash,
+        now: u64,
+        live: &mut Live,
+        limit: &dyn GrowthLimit,
+    ) -> Result<bool> {
+        if !self.ready(now, live) {
+            return self.add_burst(h, now, limit);
+        }
+        if !self.layers.is_empty() {
+            self.drop_expired_layers(now);
+        }
+        let p = self.probe(h);
+        let present = self.has_run(self.mask(p), live.mask)
+            || (!self.layers.is_empty() && self.layers_contain(h, now));
+        self.put(p, now, live);
+        Ok(!present)
     }
 
-    pub fn add(&mut self, item: &[u8], now_ms: u64) -> bool {
-        self.add_hash(Self::hash(item), now_ms)
+    /// Adds the item at `now_ms`: `true` if it was not in the window before; an error if the
+    /// window is full (the item is not added).
+    pub fn add_hash(&mut self, h: ItemHash, now_ms: u64, limit: impl GrowthLimit) -> Result<bool> {
+        let now = self.moment(now_ms);
+        let mut live = self.live(now);
+        self.add_at(h, now, &mut live, &limit)
+    }
+
+    pub fn add(&mut self, item: &[u8], now_ms: u64, limit: impl GrowthLimit) -> Result<bool> {
+        self.add_hash(Self::hash(item), now_ms, limit)
     }
 
     /// Starts loading every cache line of the item's block.
@@ -531,10 +686,17 @@ impl WindowFilter {
         prefetch && self.data_len() >= PREFETCH_MIN_BYTES
     }
 
-    /// [`WindowFilter::add_hash`] for each item in order, all at `now_ms`.
-    pub fn add_batch(&mut self, hashes: &[ItemHash], now_ms: u64, prefetch: bool) -> Vec<bool> {
-        let now = self.tick(now_ms);
-        let mut starts = self.starts(now);
+    /// [`WindowFilter::add_hash`] for each item in order, all at `now_ms`, up to the first
+    /// refused one: the answers of the items added, and the error that stopped the others.
+    pub fn add_batch(
+        &mut self,
+        hashes: &[ItemHash],
+        now_ms: u64,
+        prefetch: bool,
+        limit: impl GrowthLimit,
+    ) -> (Vec<bool>, Option<Error>) {
+        let now = self.moment(now_ms);
+        let mut live = self.live(now);
         let enabled = self.prefetching(prefetch);
         let (first, walk) = with_ahead(hashes, PREFETCH_DISTANCE, enabled);
         first.iter().for_each(|&h| self.prefetch(h));
@@ -543,14 +705,18 @@ impl WindowFilter {
             if let Some(a) = ahead {
                 self.prefetch(a);
             }
-            out.push(self.add_at(h, now, &mut starts));
+            match self.add_at(h, now, &mut live, &limit) {
+                Ok(added) => out.push(added),
+                Err(e) => return (out, Some(e)),
+            }
         }
-        out
+        (out, None)
     }
 
     /// [`WindowFilter::contains_hash`] for each item, all at `now_ms`.
     pub fn contains_batch(&self, hashes: &[ItemHash], now_ms: u64, prefetch: bool) -> Vec<bool> {
         let starts = self.starts(now_ms);
+        let layers = self.layer_starts(self.effective_ms(now_ms));
         let enabled = self.prefetching(prefetch);
         let (first, walk) = with_ahead(hashes, PREFETCH_DISTANCE, enabled);
         first.iter().for_each(|&h| self.prefetch(h));
@@ -558,25 +724,42 @@ impl WindowFilter {
             if let Some(a) = ahead {
                 self.prefetch(a);
             }
-            self.contains_with(h, starts)
+            self.contains_with(h, starts) || (!layers.is_empty() && self.in_layers(h, &layers))
         })
         .collect()
     }
 
     /// Items in the generations still in the window at `now_ms` (an estimate of the
-    /// window's items: whole generations, slack included).
+    /// window's items: whole generations, slack included), burst layers included.
     pub fn items_in_window(&self, now_ms: u64) -> u64 {
-        let starts = self.starts(now_ms);
-        (0..MAX_SLICES)
-            .filter(|j| starts >> j & 1 == 1)
-            .map(|j| self.generation(j).items)
+        let now = self.effective_ms(now_ms);
+        self.rings()
+            .map(|r| r.ring_items(now))
             .fold(0, u64::saturating_add)
     }
 
-    /// Up to `max` bytes of block data from byte `offset` (little-endian words); `None`
-    /// past the end.
+    /// [`Self::items_in_window`] of this ring alone.
+    fn ring_items(&self, now: u64) -> u64 {
+        let live = self.live(now);
+        if live.mask & 1 != 0 {
+            live.older.saturating_add(self.generation(0).items)
+        } else {
+            live.older
+        }
+    }
+
+    /// Up to `max` bytes of block data from byte `offset` (little-endian words, every
+    /// ring's in turn; a chunk ends where a ring does); `None` past the end.
     pub fn read_chunk(&self, offset: u64, max: u64) -> Option<Vec<u8>> {
-        le_words::chunk(&self.words, offset, max)
+        let mut at = offset;
+        for ring in self.rings() {
+            let len = ring.words.len() as u64 * 8;
+            if at < len {
+                return le_words::chunk(&ring.words, at, max);
+            }
+            at -= len;
+        }
+        None
     }
 
     /// Overwrites block data from byte `offset` with `data`, which must lie inside it
@@ -584,7 +767,23 @@ impl WindowFilter {
     /// future makes its slices read as emptied.
     pub fn write_chunk(&mut self, offset: u64, data: &[u8]) -> Result<()> {
         le_words::check_chunk(self.data_len(), offset, data.len() as u64)?;
-        le_words::write(&mut self.words, offset, data);
+        let (mut at, mut rest) = (offset, data);
+        let rings = std::iter::once(&mut self.words)
+            .chain(self.layers.iter_mut().map(|l| &mut l.ring.words));
+        for words in rings {
+            let len = words.len() as u64 * 8;
+            if at < len {
+                let n = (len - at).min(rest.len() as u64) as usize;
+                le_words::write(words, at, &rest[..n]);
+                rest = &rest[n..];
+                at = 0;
+            } else {
+                at -= len;
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
         Ok(())
     }
 }

@@ -55,7 +55,7 @@ impl Run {
     fn add(&mut self, now: u64, n: u64) {
         for _ in 0..n {
             let h = WindowFilter::hash(&item(self.times.len() as u64));
-            self.f.add_hash(h, now);
+            self.f.add_hash(h, now, LIMIT).expect("room");
             self.hashes.push(h);
             self.times.push(self.f.meta().clock_ms);
             self.turns.push(self.f.meta().turns);
@@ -283,14 +283,14 @@ fn starts_and_items_in_window_follow_the_generations() {
     let mut f = WindowFilter::new(Window::Count, 0.01, 1_000, LIMIT).unwrap();
     let (g, l) = (f.shape().generation, f.shape().l as u64);
     assert_eq!((f.starts(0), f.items_in_window(0)), (0, 0));
-    f.add(b"a", 0);
+    f.add(b"a", 0, LIMIT).unwrap();
     assert_eq!((f.starts(0), f.items_in_window(0)), (1, 1));
     for i in 1..=g {
-        f.add(&item(i), 0);
+        f.add(&item(i), 0, LIMIT).unwrap();
     }
     assert_eq!((f.starts(0), f.items_in_window(0)), (0b11, g + 1));
     for i in 0..10 * g * l {
-        f.add(&item(1 << 40 | i), 0);
+        f.add(&item(1 << 40 | i), 0, LIMIT).unwrap();
     }
     let all = (1u64 << (l + 1)) - 1;
     assert_eq!(f.starts(0), all);
@@ -302,7 +302,7 @@ fn starts_and_items_in_window_follow_the_generations() {
     let t = 5_000_000;
     let few = f.shape().generation / 2;
     for i in 0..few {
-        f.add(&item(i), t);
+        f.add(&item(i), t, LIMIT).unwrap();
     }
     assert_eq!((f.starts(t), f.items_in_window(t)), (1, few));
     assert_eq!(f.items_in_window(t + span - 1), few);
@@ -310,7 +310,7 @@ fn starts_and_items_in_window_follow_the_generations() {
     assert_eq!((f.starts(t + span), f.items_in_window(t + span)), (0, 0));
     // A generation's items leave together, when its last add is a span old.
     let q = f.meta().quantum_ms();
-    f.add(b"later", t + q);
+    f.add(b"later", t + q, LIMIT).unwrap();
     assert_eq!(f.starts(t + q), 0b11);
     assert_eq!(f.items_in_window(t + span), 1);
     assert_eq!(f.starts(t + span), 0b1);

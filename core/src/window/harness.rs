@@ -7,6 +7,7 @@
 
 use super::codec;
 use super::filter::WindowFilter;
+use crate::error::Error;
 use crate::fields::{Reader, Writer};
 
 /// The size limit the harness runs under: small, so every accepted filter is cheap.
@@ -65,45 +66,89 @@ fn check_accepted(filter: &mut WindowFilter) {
     }
     for (i, item) in [&b""[..], b"a", b"fuzz"].into_iter().enumerate() {
         let now = clock.saturating_add(i as u64 * span / 2);
-        filter.add(item, now);
-        // Far from the end of time, an item just added is in the window.
-        if filter.meta().clock_ms < 1 << 62 {
-            assert!(filter.contains(item, now), "an added item is missing");
-        }
+        add_or_refuse(filter, item, now);
         let hashes = [WindowFilter::hash(item); 3];
-        let _ = filter.add_batch(&hashes, now, true);
+        let _ = filter.add_batch(&hashes, now, true, LIMIT);
         let _ = filter.contains_batch(&hashes, now, true);
     }
+    // A burst of up to three times the capacity at one moment: a TIME window grows layers
+    // until the limit refuses one.
+    let now = filter.meta().clock_ms;
+    let burst = filter.meta().capacity.min(300) * 3;
+    for i in 0..burst {
+        if !add_or_refuse(filter, &i.to_le_bytes(), now) {
+            break;
+        }
+    }
+    assert!(
+        filter.memory_bytes() <= LIMIT,
+        "a burst went over the limit"
+    );
     let value = encode_value(filter);
     let again = codec::load(&mut Reader(&value), codec::ENCODING_VERSION, LIMIT)
         .expect("a used filter is refused");
     assert_eq!(&again, filter, "RDB round trip changed the used filter");
 }
 
-/// An `RSbloomAP` RDB value in the wire form (fuzz target `window_value`). An accepted value
-/// re-encodes to exactly the bytes it used.
-pub fn value(data: &[u8]) {
-    let mut reader = Reader(data);
-    let Ok(mut filter) = codec::load(&mut reader, codec::ENCODING_VERSION, LIMIT) else {
-        return;
-    };
-    let used = data.len() - reader.rest().len();
-    assert_eq!(
-        encode_value(&filter),
-        &data[..used],
-        "accepted value re-encodes differently"
-    );
-    check_accepted(&mut filter);
+/// Adds the item: once added, far from the end of time, it is in the window; a refused add
+/// (the window is full) changes nothing. Returns whether it was added.
+fn add_or_refuse(filter: &mut WindowFilter, item: &[u8], now: u64) -> bool {
+    let before = filter.clone();
+    match filter.add(item, now, LIMIT) {
+        Ok(_) => {
+            if filter.meta().clock_ms < 1 << 62 {
+                assert!(filter.contains(item, now), "an added item is missing");
+            }
+            true
+        }
+        Err(e) => {
+            assert!(
+                matches!(e, Error::ApbfFull { .. } | Error::ApbfMaxLayers),
+                "an add refused with {e:?}"
+            );
+            assert_eq!(filter, &before, "a refused add changed the filter");
+            assert!(filter.memory_bytes() <= LIMIT);
+            false
+        }
+    }
 }
 
-/// A SCANDUMP header as APBF.LOADCHUNK's first call receives it.
+/// An `RSbloomAP` RDB value in the wire form (fuzz target `window_value`), read as each
+/// encoding version the type takes. An accepted value re-encodes to exactly the bytes it
+/// used (in its version).
+pub fn value(data: &[u8]) {
+    for version in [codec::ENCODING_VERSION, codec::ENCODING_VERSION_1] {
+        let mut reader = Reader(data);
+        let Ok(mut filter) = codec::load(&mut reader, version, LIMIT) else {
+            continue;
+        };
+        let used = data.len() - reader.rest().len();
+        let again = match version {
+            codec::ENCODING_VERSION => encode_value(&filter),
+            _ => {
+                assert!(filter.layers().is_empty(), "a version 1 value has layers");
+                let mut out = Writer::default();
+                codec::save_v1(&filter, &mut out);
+                out.0
+            }
+        };
+        assert_eq!(
+            again,
+            &data[..used],
+            "accepted value re-encodes differently"
+        );
+        check_accepted(&mut filter);
+    }
+}
+
+/// A SCANDUMP header as APBF.LOADCHUNK's first call receives it (either version).
 pub fn header(data: &[u8]) {
     if let Ok(mut filter) = codec::decode_header(data, LIMIT) {
-        assert_eq!(
-            codec::encode_header(&filter),
-            data,
-            "accepted header re-encodes differently"
-        );
+        let again = match codec::header_version(data) {
+            Some(1) => codec::encode_header_v1(&filter),
+            _ => codec::encode_header(&filter),
+        };
+        assert_eq!(again, data, "accepted header re-encodes differently");
         check_accepted(&mut filter);
     }
 }

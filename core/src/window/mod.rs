@@ -18,8 +18,10 @@
 //!
 //! - [`shape`]: choosing `k`, the generations and the slice size for an error rate
 //! - [`filter`]: the structure, adds and lookups, batches
+//! - [`burst`]: the layers a TIME window grows while a span holds more than its capacity
 //! - [`codec`]: its RDB value, SCANDUMP header and data chunks, all validated
 
+pub mod burst;
 pub mod codec;
 pub mod filter;
 #[cfg(any(test, feature = "testkit"))]
@@ -29,6 +31,8 @@ pub mod shape;
 pub use filter::{WindowFilter, WindowMeta};
 pub use shape::{Shape, Window};
 
+#[cfg(test)]
+mod burst_guarantees;
 #[cfg(test)]
 mod guarantees;
 #[cfg(test)]

@@ -36,9 +36,11 @@ fn random_filter(rng: &mut Rng) -> WindowFilter {
             let hashes: Vec<_> = (0..rng.below(40))
                 .map(|i| WindowFilter::hash(&(i * 7).to_le_bytes()))
                 .collect();
-            f.add_batch(&hashes, now, rng.below(2) == 0);
+            let (_, refused) = f.add_batch(&hashes, now, rng.below(2) == 0, LIMIT);
+            assert!(refused.is_none(), "a small window refused an add");
         } else {
-            f.add(&item, now);
+            f.add(&item, now, LIMIT)
+                .expect("a small window refused an add");
         }
     }
     f
@@ -95,10 +97,17 @@ fn bases() -> Vec<Vec<u8>> {
         let mut now = 1_000_000;
         for i in 0..capacity * 3 {
             now += rng.below(40);
-            f.add(&i.to_le_bytes(), now);
+            f.add(&i.to_le_bytes(), now, LIMIT).unwrap();
         }
         out.push(encode_value(&f));
     }
+    // A burst of six capacities at one moment: a window with burst layers.
+    let mut f = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.05, 20, LIMIT).unwrap();
+    for i in 0..120u64 {
+        f.add(&i.to_le_bytes(), 1_000_000, LIMIT).unwrap();
+    }
+    assert!(f.layers().len() >= 2);
+    out.push(encode_value(&f));
     out
 }
 
@@ -106,11 +115,12 @@ fn bases() -> Vec<Vec<u8>> {
 fn mutated_values_never_panic() {
     let mut rng = Rng::new(0xA9);
     for base in bases() {
-        // The parameter block and the generations come first: plant edges there.
+        // The blocks and the generations come first (the layers' after the reserved
+        // ring's): plant edges there.
         let how = Mutation {
             keep: 0,
             words: &EDGES,
-            word_span: 15 * 8 + 64 * 24,
+            word_span: base.len().min(4 * (16 * 8 + 64 * 24)),
         };
         for _ in 0..10_000 {
             let input = testkit::mutate(&mut rng, &base, how);
@@ -157,10 +167,11 @@ fn truncated_values_and_headers_are_refused() {
         longer.push(0);
         assert!(codec::decode_header(&longer, LIMIT).is_err());
         // Other encoding versions, and a limit below the filter's size, are refused.
-        for version in [0, 2, -1] {
+        for version in [0, 3, -1] {
             assert!(codec::load(&mut Reader(&base), version, LIMIT).is_err());
         }
-        assert!(codec::load(&mut Reader(&base), 1, f.memory_bytes() - 1).is_err());
+        let version = codec::ENCODING_VERSION;
+        assert!(codec::load(&mut Reader(&base), version, f.memory_bytes() - 1).is_err());
     }
 }
 
@@ -194,7 +205,7 @@ fn shape_fields_that_wrap_are_refused() {
             out.put_u64(0);
         }
         out.put_bytes(&vec![0u8; (slices as usize + 1) * 8]);
-        let loaded = codec::load(&mut Reader(&out.0), codec::ENCODING_VERSION, LIMIT);
+        let loaded = codec::load(&mut Reader(&out.0), codec::ENCODING_VERSION_1, LIMIT);
         assert!(loaded.is_err(), "k {k} l {l} slices {slices} loaded");
         harness::value(&out.0);
     }

@@ -22,12 +22,17 @@ pub(super) fn item(i: u64) -> [u8; 8] {
 /// The fraction of [`QUERIES`] never-added items the filter finds at `now`; `salt` draws
 /// another million.
 pub(super) fn fp_rate(f: &WindowFilter, now: u64, salt: u64) -> f64 {
+    fp_rate_of(f, now, salt, QUERIES)
+}
+
+/// [`fp_rate`] over `queries` never-added items.
+pub(super) fn fp_rate_of(f: &WindowFilter, now: u64, salt: u64, queries: u64) -> f64 {
     let mut hits = 0usize;
     let mut hashes: Vec<ItemHash> = Vec::with_capacity(4096);
     let mut i = 0;
-    while i < QUERIES {
+    while i < queries {
         hashes.clear();
-        let end = (i + 4096).min(QUERIES);
+        let end = (i + 4096).min(queries);
         hashes.extend((i..end).map(|j| WindowFilter::hash(&item(1 << 63 | salt << 32 | j))));
         hits += f
             .contains_batch(&hashes, now, false)
@@ -36,7 +41,7 @@ pub(super) fn fp_rate(f: &WindowFilter, now: u64, salt: u64) -> f64 {
             .count();
         i = end;
     }
-    hits as f64 / QUERIES as f64
+    hits as f64 / queries as f64
 }
 
 /// Whether an add at `now` would turn the ring (the youngest generation is due).
@@ -105,7 +110,7 @@ fn count_windows_keep_the_rate_at_every_moment_of_a_generation() {
         let mut next = 0u64;
         let mut add = |f: &mut WindowFilter, n: u64| {
             for j in next..next + n {
-                f.add(&item(j), 0);
+                f.add(&item(j), 0, LIMIT).unwrap();
             }
             next += n;
         };
@@ -145,7 +150,7 @@ fn time_windows_keep_the_rate_at_a_steady_pace() {
         let mut i = 0u64;
         let t0 = 1_700_000_000_000u64;
         let mut add = |f: &mut WindowFilter| {
-            f.add(&item(i), t0 + i * step);
+            f.add(&item(i), t0 + i * step, LIMIT).unwrap();
             i += 1;
             t0 + i * step
         };
@@ -190,7 +195,7 @@ fn time_windows_keep_the_rate_under_bursts() {
             let at = t0 + burst * SPAN_MS;
             let half = i + CAPACITY / 2;
             for j in i..i + CAPACITY {
-                f.add(&item(j), at);
+                f.add(&item(j), at, LIMIT).unwrap();
                 if burst == 4 && j == half {
                     m.at(&f, at, "mid burst");
                 }
@@ -218,7 +223,7 @@ fn time_windows_keep_the_rate_across_idle_gaps() {
         let mut now = 1_700_000_000_000u64;
         let mut run = |f: &mut WindowFilter, now: &mut u64, until: u64| {
             while *now < until {
-                f.add(&item(i), *now);
+                f.add(&item(i), *now, LIMIT).unwrap();
                 i += 1;
                 *now += step;
             }
@@ -271,7 +276,7 @@ fn time_windows_keep_the_rate_under_a_varying_pace() {
             };
             let room = CAPACITY - recent.len() as u64;
             for _ in 0..want.min(room) {
-                f.add(&item(i), now);
+                f.add(&item(i), now, LIMIT).unwrap();
                 recent.push_back(now);
                 i += 1;
             }

@@ -15,7 +15,7 @@ fn a_count_window_holds_its_last_capacity_items_and_forgets_older_ones() {
     let mut f = WindowFilter::new(Window::Count, 0.01, cap, LIMIT).unwrap();
     let g = f.shape().generation;
     for i in 0..5 * cap {
-        f.add(&item(i), 0);
+        f.add(&item(i), 0, LIMIT).unwrap();
         if i % 997 == 0 && i >= cap {
             assert!(
                 (i + 1 - cap..=i).all(|j| f.contains(&item(j), 0)),
@@ -38,14 +38,14 @@ fn a_count_window_holds_its_last_capacity_items_and_forgets_older_ones() {
 fn a_time_window_forgets_by_time_and_time_never_goes_back() {
     let mut f = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.01, 1_000, LIMIT).unwrap();
     let q = f.meta().quantum_ms();
-    f.add(b"old", 1_000);
-    f.add(b"new", 9_000);
+    f.add(b"old", 1_000, LIMIT).unwrap();
+    f.add(b"new", 9_000, LIMIT).unwrap();
     assert!(f.contains(b"old", 10_999) && f.contains(b"new", 10_999));
     // "old" went at 11,000 at the latest plus the slack of one quantum.
     assert!(!f.contains(b"old", 11_000 + q));
     assert!(f.contains(b"new", 11_000 + q));
     // An add at an earlier time is taken as the latest time seen.
-    f.add(b"late", 5_000);
+    f.add(b"late", 5_000, LIMIT).unwrap();
     assert_eq!(f.meta().clock_ms, 9_000);
     assert!(f.contains(b"late", 18_999) && !f.contains(b"late", 19_000 + q));
 }
@@ -54,7 +54,7 @@ fn a_time_window_forgets_by_time_and_time_never_goes_back() {
 fn the_rdb_value_and_the_scandump_stream_rebuild_the_filter() {
     let mut f = WindowFilter::new(Window::Time { span_ms: 60_000 }, 0.001, 5_000, LIMIT).unwrap();
     for i in 0..12_000 {
-        f.add(&item(i), 1_000_000 + i * 7);
+        f.add(&item(i), 1_000_000 + i * 7, LIMIT).unwrap();
     }
     let mut out = Writer(Vec::new());
     codec::save(&f, &mut out);

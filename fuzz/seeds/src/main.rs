@@ -53,7 +53,7 @@ fn main() -> std::io::Result<()> {
 }
 
 /// Sliding-window filters of a few shapes (window, error rate, capacity), COUNT and TIME,
-/// fed past their window with times that advance, jump and go back.
+/// fed past their window with times that advance, jump and go back; one grown by a burst.
 fn window_seeds(root: &Path) -> std::io::Result<()> {
     let dir = root.join("window_value");
     fs::create_dir_all(&dir)?;
@@ -73,10 +73,22 @@ fn window_seeds(root: &Path) -> std::io::Result<()> {
                 5 => now - 3,
                 _ => now + 1,
             };
-            filter.add(format!("seed:{n}").as_bytes(), now);
+            let _ = filter.add(format!("seed:{n}").as_bytes(), now, window::LIMIT);
         }
         fs::write(dir.join(format!("seed{i}")), window::encode_value(&filter))?;
     }
+    // A TIME window grown by a burst of six capacities at one moment: burst layers.
+    let mut grown = WindowFilter::new(Window::Time { span_ms: 60_000 }, 0.05, 12, window::LIMIT)
+        .expect("small window filter");
+    for n in 0..72 {
+        let _ = grown.add(
+            format!("burst:{n}").as_bytes(),
+            1_700_000_000_000,
+            window::LIMIT,
+        );
+    }
+    assert!(!grown.layers().is_empty(), "the burst grew no layer");
+    fs::write(dir.join("seed-burst"), window::encode_value(&grown))?;
     Ok(())
 }
 

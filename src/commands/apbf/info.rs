@@ -1,4 +1,4 @@
-//! APBF.INFO: the window, its shape and counters.
+//! APBF.INFO: the window, its shape and counters; a TIME window's burst layers.
 
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::window::WindowFilter;
@@ -41,5 +41,14 @@ pub fn info(call: &Call) -> Result<Reply> {
         ("Number of items inserted", int(m.added)),
         ("Overflows", int(m.overflows)),
     ]);
+    if m.span_ms().is_some() {
+        // How much of Size the burst took, and the adds refused for want of room.
+        let burst = f.memory_bytes().saturating_sub(f.reserved_bytes());
+        rows.extend([
+            ("Burst layers", int(f.layers().len() as u64)),
+            ("Burst size", int(burst)),
+            ("Refused adds", int(f.refused())),
+        ]);
+    }
     Ok(Reply::Map(rows))
 }

@@ -83,7 +83,11 @@ fn add_exists_and_info_in_resp2() {
     let info = apbf_info(&mut c, "t");
     let mut want: Vec<&str> = COUNT_FIELDS.to_vec();
     want.insert(4, "Span");
+    want.extend(["Burst layers", "Burst size", "Refused adds"]);
     assert_eq!(names(&info), want);
+    assert_eq!(apbf_field(&mut c, "t", "Burst layers"), 0);
+    assert_eq!(apbf_field(&mut c, "t", "Burst size"), 0);
+    assert_eq!(apbf_field(&mut c, "t", "Refused adds"), 0);
     assert_eq!(apbf_text(&mut c, "t", "Window"), "time");
     assert_eq!(apbf_text(&mut c, "t", "Span").parse::<f64>(), Ok(2.5));
     assert_eq!(
@@ -189,8 +193,9 @@ fn resp3_replies() {
     );
     match raw(&mut c, &["APBF.INFO", "t"]) {
         Value::Map(m) => {
-            assert_eq!(m.len(), 12);
+            assert_eq!(m.len(), 15);
             assert_eq!(as_text(&m[4].0), "Span");
+            assert_eq!(as_text(&m[12].0), "Burst layers");
             assert_eq!(m[4].1, Value::Double(0.5));
             assert_eq!(m[2].1, Value::Double(0.05));
         }
@@ -638,8 +643,13 @@ fn memory_usage_and_info_section() {
         apbf_field(&mut c, "small", "Size"),
         apbf_field(&mut c, "large", "Size"),
     );
-    // 100 times the capacity: about 100 times the words (the fixed part aside).
-    assert!(large > 60 * small && large < 120 * small, "{small} {large}");
+    // The words grow with the capacity: from 1,000 to 100,000 items, about 11 times what
+    // they grow from 1,000 to 10,000 (the fixed part, the same in every window, cancels).
+    expect_ok(&mut c, &["APBF.RESERVE", "mid", "COUNT", "0.01", "10000"]);
+    let mid = apbf_field(&mut c, "mid", "Size");
+    raw(&mut c, &["DEL", "mid"]);
+    let ratio = (large - small) as f64 / (mid - small) as f64;
+    assert!((9.0..13.0).contains(&ratio), "{small} {mid} {large}");
     // A few bytes per item: at 1 %, between 1 and 8 bytes per window item.
     assert!(large > 100_000 && large < 800_000, "{large}");
     // A TIME window has more slices (k + 2 l + 2), so more memory for the same capacity.

@@ -5,9 +5,11 @@
 //! times, so no test depends on how fast it runs), the server's ways of moving data and
 //! hostile input.
 
+mod burst;
 mod commands;
 mod hostile;
 mod persistence;
+mod version1;
 mod window;
 
 use rsbloom_test_support as common;

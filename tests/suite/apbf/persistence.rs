@@ -1,7 +1,8 @@
-//! Sliding-window filters survive every way the server moves data: DEBUG RELOAD, restart
-//! from the RDB, the AOF (rewritten as APBF.LOADCHUNK calls, with and without the RDB
-//! preamble, and replayed writes: a TIME window's adds as APBF.INSERTAT at the primary's
-//! moment), DUMP / RESTORE, COPY and SCANDUMP / LOADCHUNK into another key. After each,
+//! Sliding-window filters, a TIME window's burst layers included, survive every way the
+//! server moves data: DEBUG RELOAD, restart from the RDB, the AOF (rewritten as
+//! APBF.LOADCHUNK calls, with and without the RDB preamble, and replayed writes: a TIME
+//! window's adds as APBF.INSERTAT at the primary's moment), DUMP / RESTORE, COPY and
+//! SCANDUMP / LOADCHUNK into another key. After each,
 //! APBF.INFO, the digest, the SCANDUMP stream and every answer are as before. The TIME
 //! windows' items were put hours from their expiry, so none of this depends on timing; the
 //! last test is the one that does, with short sleeps and wide margins: what expired while
@@ -48,17 +49,18 @@ fn build(c: &mut Connection) -> Vec<String> {
         now + 10 * HOUR,
         &gen_items("ahead-new:", 0..100),
     );
-    // Three capacities in one span: overflows.
+    // Ten capacities in one span: burst layers.
     expect_ok(c, &["APBF.RESERVE", "burst", "TIME", "0.01", "300", "7200"]);
-    for (i, at) in [HOUR, HOUR / 2, HOUR / 4].iter().enumerate() {
+    for i in 0..10 {
         insert_at(
             c,
             "burst",
-            now - at,
+            now - HOUR + i * HOUR / 20,
             &gen_items(&format!("burst{i}:"), 0..300),
         );
     }
     assert!(apbf_field(c, "burst", "Overflows") > 0);
+    assert!(apbf_field(c, "burst", "Burst layers") >= 2);
     expect_ok(c, &["APBF.RESERVE", "empty", "COUNT", "0.05", "10"]);
     expect_ok(
         c,
@@ -89,6 +91,7 @@ fn queries() -> Vec<Vec<u8>> {
         ("burst0:", 300),
         ("burst1:", 300),
         ("burst2:", 300),
+        ("burst9:", 300),
         ("never:", 5000),
     ] {
         q.extend(gen_items(prefix, 0..n));
@@ -122,7 +125,10 @@ fn check_built(c: &mut Connection) {
     assert!(found(c, "time", &gen_items("time-mid:", 0..2000)) < 20);
     assert_eq!(found(c, "ahead", &gen_items("ahead-old:", 0..400)), 0);
     assert_eq!(found(c, "ahead", &gen_items("ahead-new:", 0..100)), 100);
-    assert_eq!(found(c, "burst", &gen_items("burst2:", 0..300)), 300);
+    for i in 0..10 {
+        let items = gen_items(&format!("burst{i}:"), 0..300);
+        assert_eq!(found(c, "burst", &items), 300, "burst{i}");
+    }
 }
 
 #[test]

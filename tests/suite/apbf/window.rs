@@ -392,12 +392,22 @@ fn time_window_with_bursts_and_idle_gaps() {
     );
     assert_eq!(apbf_field(&mut c, "u", "Overflows"), 0);
     // Two more: three capacities in one span, which the window was not made for. Nothing is
-    // lost (the youngest generation takes the excess), and the overflows are counted.
+    // lost, burst layers take the excess (counted as overflows), and never-added items
+    // still answer at no more than twice the rate.
     insert_at(&mut c, "u", u.now - u.span / 6, &bursts[1]);
     insert_at(&mut c, "u", u.now - 1, &bursts[2]);
     for (i, burst) in bursts.iter().enumerate() {
         assert_eq!(found(&mut c, "u", burst), cap, "burst {i}");
     }
     assert!(apbf_field(&mut c, "u", "Overflows") > 0);
+    assert!(apbf_field(&mut c, "u", "Burst layers") > 0);
     assert_eq!(apbf_field(&mut c, "u", "Items in window") as usize, 3 * cap);
+    let m = found(&mut c, "u", &never);
+    assert_rate(
+        "TIME three bursts: never-added items",
+        m,
+        never.len(),
+        0.001,
+        2.0,
+    );
 }

@@ -115,7 +115,6 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     // A replay at a later moment, on its own clock, rebuilds the same bytes.
     drop(p);
     drop(r);
-    std::thread::sleep(std::time::Duration::from_millis(20));
     fs::remove_file(primary.dir().join("dump.rdb")).ok();
     primary.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
     let mut p = primary.conn();
@@ -123,4 +122,122 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     assert_eq!(mexists(&mut p, "t", &live), vec![1; live.len()]);
     let v: Value = raw(&mut p, &["APBF.INSERTAT", "t", "5", "late"]);
     assert_eq!(as_ints(&v), vec![1]);
+}
+
+/// A burst grows a TIME window on the primary: its replica and its AOF replay hold the same
+/// bytes, burst layers included, though the replica's own `bf.max-filter-bytes` is lower
+/// (the primary's stream is not held to it). Adds the primary refuses are not sent on: only
+/// the items it took, so the replica never meets the refusal and holds the primary's bytes. A span later, an add gives the
+/// layers' memory back on both.
+#[test]
+fn a_time_windows_burst_and_its_refusals_reach_replicas_and_the_aof() {
+    let mut primary = Server::start();
+    let mut p = primary.conn();
+    expect_ok(&mut p, &["CONFIG", "SET", "appendfsync", "always"]);
+    expect_ok(&mut p, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
+    expect_ok(&mut p, &["CONFIG", "SET", "appendonly", "yes"]);
+    wait_for_aof_rewrite(&mut p);
+    let replica = primary.start_replica();
+    let mut r = replica.conn();
+    let insert = |c: &mut Connection, ms: u64, items: &[Vec<u8>]| -> Value {
+        let ms = ms.to_string();
+        let mut args: Vec<&[u8]> = vec![b"APBF.INSERTAT", b"t", ms.as_bytes()];
+        args.extend(items.iter().map(Vec::as_slice));
+        raw(c, &args)
+    };
+    let info = crate::apbf::apbf_field;
+    let same = |p: &mut Connection, r: &mut Connection, when: &str| {
+        expect_int(p, &["WAIT", "1", "5000"], 1);
+        assert_eq!(
+            dumps(r, &["t"]),
+            dumps(p, &["t"]),
+            "{when}: the replica differs"
+        );
+    };
+
+    expect_ok(
+        &mut p,
+        &["APBF.RESERVE", "t", "TIME", "0.01", "200", "3600"],
+    );
+    let reserved = info(&mut p, "t", "Size");
+    // The replica's own limit is the reserved size: the primary's stream is not held to it
+    // (a replica takes what its primary took).
+    expect_ok(
+        &mut r,
+        &[
+            "CONFIG",
+            "SET",
+            "bf.max-filter-bytes",
+            &reserved.to_string(),
+        ],
+    );
+    // A day ahead of the clock: lookups are answered at the window's moment.
+    let t0 = {
+        let Value::Array(a) = raw(&mut p, &["TIME"]) else {
+            panic!("TIME")
+        };
+        as_text(&a[0]).parse::<u64>().unwrap() * 1000 + 86_400_000
+    };
+    let burst = gen_items("burst:", 0..2000);
+    for (i, chunk) in burst.chunks(500).enumerate() {
+        assert_eq!(as_ints(&insert(&mut p, t0 + i as u64, chunk)).len(), 500);
+    }
+    assert!(info(&mut p, "t", "Burst layers") >= 2);
+    same(&mut p, &mut r, "after the burst");
+    assert_eq!(mexists(&mut r, "t", &burst), vec![1; burst.len()]);
+
+    // The primary may not grow further; the replica could.
+    let limit = info(&mut p, "t", "Size").to_string();
+    expect_ok(&mut p, &["CONFIG", "SET", "bf.max-filter-bytes", &limit]);
+    let more = gen_items("more:", 0..3000);
+    let v = insert(&mut p, t0 + 10, &more);
+    let Value::Array(a) = &v else { panic!("{v:?}") };
+    let refusal = err_of(a.last().unwrap()).expect("a refusal");
+    assert!(
+        refusal.starts_with("ERR sliding window is full"),
+        "{refusal}"
+    );
+    let taken = a.len() - 1;
+    expect_err_prefix(
+        &mut p,
+        &["APBF.ADD", "t", "one"],
+        "ERR sliding window is full",
+    );
+    same(&mut p, &mut r, "after the refusals");
+    assert_eq!(info(&mut p, "t", "Refused adds"), 2);
+    assert_eq!(
+        info(&mut r, "t", "Refused adds"),
+        0,
+        "the replica met no refusal"
+    );
+    assert_eq!(
+        mexists(&mut r, "t", &more[..taken]),
+        vec![1; taken],
+        "the items taken"
+    );
+
+    // A span after the burst: the next add drops the layers, on both.
+    assert_eq!(
+        as_ints(&insert(&mut p, t0 + 3_600_011, &[b"later".to_vec()])),
+        [1]
+    );
+    same(&mut p, &mut r, "a span later");
+    assert_eq!(info(&mut p, "t", "Burst layers"), 0);
+    assert_eq!(info(&mut r, "t", "Size"), reserved);
+
+    // The log holds exactly the items taken, and replays to the same bytes.
+    let log = primary.aof_incr();
+    let logged: usize = log
+        .iter()
+        .filter(|a| a[0].eq_ignore_ascii_case(b"APBF.INSERTAT") && a[1] == b"t")
+        .map(|a| a.len() - 3)
+        .sum();
+    assert_eq!(logged, burst.len() + taken + 1);
+    let want = dumps(&mut p, &["t"]);
+    drop(p);
+    drop(r);
+    fs::remove_file(primary.dir().join("dump.rdb")).ok();
+    primary.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    let mut p = primary.conn();
+    assert_eq!(dumps(&mut p, &["t"]), want, "after the AOF replay");
 }
