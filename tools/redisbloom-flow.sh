@@ -11,7 +11,7 @@
 # (default: Redis 8.2.3 of target/servers/redis-8.2.env, else redis-server on PATH), MODES
 # (default "default redisbloom"), VERBOSE=1 (print each failing test's assertions). RLTest and
 # its requirements go once into target/rltest/site (`pip --target`, nothing system-wide); the
-# tests run in a copy of the folder under target/rltest/run, servers on random ports. The
+# tests run in a copy of the folder under target/rltest/run, servers on one free port. The
 # suite's `import paella` (RedisBloom's build helpers, a git submodule) is met by a small
 # stand-in that names this platform, and RLTest's count of failed tests is corrected (below).
 set -euo pipefail
@@ -124,11 +124,15 @@ for mode in ${MODES:-default redisbloom}; do
     dir=$RUN/$mode
     cp -r "$FLOW" "$dir"
     log=$RUN/$mode.log
+    # One free loopback port for every server of the run (never 6379): a test that makes an
+    # Env with other module arguments stops the class's server, and the class's own Env
+    # reaches the new one only on the same port (--randomize-ports breaks test_configs.py).
+    port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     (
         cd "$dir"
         PYTHONPATH="$RUN/shim:$SITE${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$RUN/shim/rltest_per_test.py" \
             --oss-redis-path "$REDIS_SERVER" --module "$MODULE" "${modargs[@]}" \
-            --enable-debug-command --randomize-ports --log-dir "$dir/logs" \
+            --enable-debug-command --redis-port "$port" --log-dir "$dir/logs" \
             -F "$RUN/$mode.failed" "$@"
     ) >"$log" 2>&1 || status=1
     # RLTest colours its report, and its "Failed" count is of assertions: tests are counted

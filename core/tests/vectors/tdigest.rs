@@ -154,12 +154,23 @@ fn matches(v: &V, r: &R, doubles: &mut usize) -> bool {
             let want: Vec<R> = i
                 .pairs()
                 .into_iter()
-                .flat_map(|(k, v)| [R::Simple(k.into()), R::Int(v)])
+                .flat_map(|(k, v)| [R::Simple(k.into()), R::Int(as_recorded(k, v))])
                 .collect();
             &want == b
         }
         (V::Bulk(a), R::Bulk(b)) => a == b,
         _ => false,
+    }
+}
+
+/// An INFO field as the recordings (RedisBloom 2.8.20 and 8.2.3) give it: they count 8 bytes
+/// for t-digest-c's histogram struct where 8.6+, and the core, count its 80 (rule
+/// `tdigest-memory-usage` of docs/differences.txt).
+fn as_recorded(field: &str, value: i64) -> i64 {
+    if field == "Memory usage" {
+        value - 72
+    } else {
+        value
     }
 }
 
@@ -380,7 +391,7 @@ fn every_recorded_reply_from_the_core() {
                     let want: Vec<Value> = before
                         .pairs()
                         .into_iter()
-                        .flat_map(|(k, v)| [Value::from(k), Value::from(v)])
+                        .flat_map(|(k, v)| [Value::from(k), Value::from(as_recorded(k, v))])
                         .collect();
                     if info["info"] != Value::Array(want.clone()) {
                         failures.push(format!(
