@@ -70,42 +70,19 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
             "sketch of width {width} and depth {depth}"
         )));
     }
-    let cells = width.checked_mul(depth);
     if version == ENCODING_VERSION_CELL_SIZE {
         let cell = src.get_u64()?;
         let cell =
             CellSize::from_bytes(cell).ok_or_else(|| bad_data(format!("cell size {cell}")))?;
         checked(width, depth, cell, limit)?;
-        if count > i64::MAX as u64 {
-            return Err(bad_data(format!("total {count} past 2^63 - 1")));
-        }
-        let counters = read_cells(src, cell, width, depth)?;
+        check_total(count)?;
+        let (_, counters) = read_cells(src, width, depth, limit, Some(cell))?;
         return Ok(CountMinSketch::from_parts(width, depth, count, counters));
     }
     // Version 0: the counter string's length says the cell size (4 bytes, or one of
     // rsbloom's, whose size follows the string). The smallest must fit before it is read.
     checked(width, depth, CellSize::One, limit)?;
-    let mut found = None;
-    let mut counters = None;
-    src.with_bytes(&mut |bytes| {
-        let len = bytes.len() as u64;
-        let cell = CellSize::ALL
-            .into_iter()
-            .find(|c| cells.and_then(|n| n.checked_mul(c.bytes())) == Some(len))
-            .ok_or_else(|| {
-                bad_data(format!(
-                    "{len} counter bytes for a sketch of {width} x {depth}"
-                ))
-            })?;
-        // Checked before the counters are copied out of the string.
-        checked(width, depth, cell, limit)?;
-        found = Some(cell);
-        counters = Some(Cells::from_le_bytes(cell, bytes)?);
-        Ok(())
-    })?;
-    let (Some(cell), Some(counters)) = (found, counters) else {
-        return Err(bad_data("no counters"));
-    };
+    let (cell, counters) = read_cells(src, width, depth, limit, None)?;
     if cell != CellSize::DEFAULT {
         let stored = src.get_u64()?;
         if stored != cell.bytes() {
@@ -114,12 +91,18 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Count
                 counters.len() as u64 * cell.bytes()
             )));
         }
-        if count > i64::MAX as u64 {
-            return Err(bad_data(format!("total {count} past 2^63 - 1")));
-        }
+        check_total(count)?;
     }
-    check_cells(&counters)?;
     Ok(CountMinSketch::from_parts(width, depth, count, counters))
+}
+
+/// A total past 2^63 - 1, which no RedisBloom 8.12 command makes, in an encoding that has
+/// cell sizes (version 0 of 4-byte cells keeps RedisBloom 2.8's wrapped totals).
+fn check_total(count: u64) -> Result<()> {
+    if count > i64::MAX as u64 {
+        return Err(bad_data(format!("total {count} past 2^63 - 1")));
+    }
+    Ok(())
 }
 
 /// [`check_dims`] for a loaded value: the limit's error as it is, others as bad data.
@@ -133,24 +116,41 @@ fn checked(width: u64, depth: u64, cell: CellSize, limit: u64) -> Result<()> {
     }
 }
 
-/// The counter string of a sketch whose dimensions and cell size are known and checked.
-fn read_cells(src: &mut dyn FieldSource, cell: CellSize, width: u64, depth: u64) -> Result<Cells> {
-    let want = width * depth * cell.bytes();
-    let mut counters = None;
+/// The counter string of a sketch whose dimensions are checked: of cell size `cell`, or (None)
+/// of the size its length gives, checked against `limit` before the counters are copied out.
+fn read_cells(
+    src: &mut dyn FieldSource,
+    width: u64,
+    depth: u64,
+    limit: u64,
+    cell: Option<CellSize>,
+) -> Result<(CellSize, Cells)> {
+    let cells = width.checked_mul(depth);
+    let mut read = None;
     src.with_bytes(&mut |bytes| {
-        if bytes.len() as u64 != want {
-            return Err(bad_data(format!(
-                "{} counter bytes for a sketch of {width} x {depth} of {}-byte cells",
-                bytes.len(),
-                cell.bytes()
-            )));
-        }
-        counters = Some(Cells::from_le_bytes(cell, bytes)?);
+        let len = bytes.len() as u64;
+        let fits = |c: &CellSize| cells.and_then(|n| n.checked_mul(c.bytes())) == Some(len);
+        let size = match cell {
+            Some(c) if fits(&c) => c,
+            Some(c) => {
+                return Err(bad_data(format!(
+                    "{len} counter bytes for a sketch of {width} x {depth} of {}-byte cells",
+                    c.bytes()
+                )))
+            }
+            None => CellSize::ALL.into_iter().find(fits).ok_or_else(|| {
+                bad_data(format!(
+                    "{len} counter bytes for a sketch of {width} x {depth}"
+                ))
+            })?,
+        };
+        checked(width, depth, size, limit)?;
+        read = Some((size, Cells::from_le_bytes(size, bytes)?));
         Ok(())
     })?;
-    let counters = counters.ok_or_else(|| bad_data("no counters"))?;
+    let (size, counters) = read.ok_or_else(|| bad_data("no counters"))?;
     check_cells(&counters)?;
-    Ok(counters)
+    Ok((size, counters))
 }
 
 /// 8-byte cells hold at most 2^63 - 1 (the others cannot pass their maximum).
