@@ -23,6 +23,9 @@ CMS.INCRBY and CMS.QUERY of 1 and 100 items, TOPK.ADD of 1 and 100, TDIGEST.ADD 
 TDIGEST.QUANTILE (with --module pointing at RedisBloom, the same rows measure it).
 
 Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT[,TEXT...]]
+                                  [--keep DIR]
+--keep DIR leaves each row's callgrind output in DIR (`callgrind_annotate --inclusive=yes`
+shows where a command's instructions go).
 Compare two builds by running it with each --module and putting the columns side by side.
 """
 
@@ -180,6 +183,7 @@ def main():
     p.add_argument("--server", default="redis-server")
     p.add_argument("--n", type=int, default=20000)
     p.add_argument("--only")
+    p.add_argument("--keep", help="a folder to keep each row's callgrind output in")
     args = p.parse_args()
     server = shutil.which(args.server) or args.server
     print(f"module {args.module}\nserver {server}\nn {args.n} per command\n")
@@ -191,6 +195,11 @@ def main():
             module = os.path.join(workdir, "module.so")
             shutil.copy(args.module, module)
             whole, dispatch = measure(server, module, setup, command, args.n, workdir)
+            if args.keep:
+                os.makedirs(args.keep, exist_ok=True)
+                name = label.replace(" ", "_").replace(".", "_")
+                for i, path in enumerate(sorted(glob.glob(os.path.join(workdir, "callgrind.out*")))):
+                    shutil.copy(path, os.path.join(args.keep, f"{name}.{i}.out"))
         print(f"{label:<18} {whole:>14,.0f} {dispatch:>16,.0f}", flush=True)
 
 
