@@ -22,6 +22,8 @@ pub enum Reply {
     Array(Vec<Reply>),
     /// An array of booleans: a batch's answers, without a `Reply` per item.
     Bools(Vec<bool>),
+    /// An array of counts (integers, clamped to 2^63 - 1), without a `Reply` per item.
+    Counts(Vec<u64>),
     /// Keys are sent as simple strings (client libraries match RedisBloom's names).
     Map(Vec<(&'static str, Reply)>),
 }
@@ -88,6 +90,12 @@ pub fn send(ctx: &Context, reply: Reply) {
             raw::reply_with_array(ctx.ctx, answers.len() as c_long);
             for b in answers {
                 raw::reply_with_bool(ctx.ctx, b as i32);
+            }
+        }
+        Reply::Counts(counts) => {
+            raw::reply_with_array(ctx.ctx, counts.len() as c_long);
+            for n in counts {
+                raw::reply_with_long_long(ctx.ctx, n.min(i64::MAX as u64) as i64);
             }
         }
         Reply::Map(entries) => {

@@ -8,10 +8,12 @@
 //! - [`cells`]: the counters at each cell size
 //! - [`sketch`]: the sketch: dimensions (given or from error and probability), increments,
 //!   queries, weighted merges, memory accounting
+//! - [`rows`]: where an item's counters are, found eight rows at a time, and a batch's walk
 //! - [`codec`]: the RDB value (what a DUMP payload holds), validated before allocating
 
 pub mod cells;
 pub mod codec;
+pub mod rows;
 pub mod sketch;
 
 pub use cells::CellSize;

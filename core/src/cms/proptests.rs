@@ -255,3 +255,49 @@ fn random_bytes_never_panic() {
 fn fuzz_regressions_pass() {
     replay_regressions(&[("cms_value", harness::value)]);
 }
+
+/// A batch (hashed first, prefetched or not, in chunks) answers and changes the sketch
+/// exactly as the same items one at a time: random increments and decrements near the cell
+/// limits (so some are refused mid-batch), depths across the eight-row groups and past the
+/// 32 rows a single item keeps on the stack, and a sketch big enough to prefetch.
+#[test]
+fn batches_equal_items_one_at_a_time() {
+    let mut rng = Rng::new(0xC0A5_BA7C);
+    for round in 0..120 {
+        let (width, depth) = match round % 6 {
+            0 => (1 + rng.below(50), 1 + rng.below(40)),
+            1 => (300_000, 1 + rng.below(4)), // over the prefetch threshold
+            _ => (1 + rng.below(3000), 1 + rng.below(17)),
+        };
+        let cell = random_cell(&mut rng);
+        let mut one = CountMinSketch::with_cell_size(width, depth, cell, NO_LIMIT).unwrap();
+        let mut many = one.clone();
+        let max = cell.max().min(1 << 40);
+        for _ in 0..rng.below(8) {
+            let items: Vec<Vec<u8>> = (0..1 + rng.below(300))
+                .map(|_| {
+                    let len = rng.index(20);
+                    rng.bytes(len)
+                })
+                .collect();
+            let pairs: Vec<(&[u8], i64)> = items
+                .iter()
+                .map(|item| {
+                    let v = rng.below(max / 3 + 1) as i64;
+                    (&item[..], if rng.below(4) == 0 { -v } else { v })
+                })
+                .collect();
+            let want: Vec<_> = pairs.iter().map(|&(i, v)| one.incr_by(i, v)).collect();
+            let mut got = Vec::new();
+            many.incr_by_batch(&pairs, rng.below(2) == 0, |r| got.push(r));
+            assert_eq!(got, want, "round {round}");
+            assert_eq!(many, one, "round {round}");
+            let queried: Vec<&[u8]> = items.iter().map(|i| &i[..]).collect();
+            let singles: Vec<u64> = queried.iter().map(|i| one.query(i)).collect();
+            for prefetch in [false, true] {
+                let batch = many.query_batch(queried.iter().copied(), prefetch);
+                assert_eq!(batch, singles, "round {round}");
+            }
+        }
+    }
+}

@@ -6,8 +6,8 @@
 //! `Σ weight · source` after checking every sum first.
 
 use super::cells::{with_cells, Cell, CellSize, Cells};
+use super::rows::{self, Ahead, Rows, PREFETCH_MIN_BYTES};
 use crate::error::{check_limit, Error, Result};
-use crate::hash::murmur2::murmur2;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// The bytes `MEMORY USAGE` counts for a sketch besides its counters: RedisBloom's struct
@@ -86,6 +86,8 @@ pub struct CountMinSketch {
     count: u64,
     /// Row after row, `width` counters each.
     cells: Cells,
+    /// Where an item's counters are (from `width` and `depth`).
+    rows: Rows,
 }
 
 impl CountMinSketch {
@@ -108,6 +110,7 @@ impl CountMinSketch {
             depth,
             count: 0,
             cells: Cells::zeroed(cell, (width * depth) as usize)?,
+            rows: Rows::new(width, depth),
         })
     }
 
@@ -120,6 +123,7 @@ impl CountMinSketch {
             depth,
             count,
             cells,
+            rows: Rows::new(width, depth),
         }
     }
 
@@ -156,33 +160,103 @@ impl CountMinSketch {
     /// cell's range or the total `0..=2^63 - 1`, changes nothing and returns
     /// [`Error::CmsIncrByOverflow`] / [`Error::CmsIncrByUnderflow`].
     pub fn incr_by(&mut self, item: &[u8], value: i64) -> Result<u64> {
-        let (width, depth) = (self.width, self.depth);
-        let magnitude = value.unsigned_abs();
-        if value >= 0 {
-            // The total is a reply's signed integer: capped like a cell. A total past it
-            // (loaded from a RedisBloom that let it wrap) takes no increment.
-            if magnitude > (i64::MAX as u64).saturating_sub(self.count) {
-                return Err(Error::CmsIncrByOverflow);
-            }
-            let min = with_cells!(&mut self.cells, v => raise(v, width, depth, item, magnitude))?;
-            self.count += magnitude;
-            Ok(min)
-        } else {
-            // A total below the counters (a crafted value) must not wrap either.
-            if magnitude > self.count {
-                return Err(Error::CmsIncrByUnderflow);
-            }
-            let min = with_cells!(&mut self.cells, v => lower(v, width, depth, item, magnitude))?;
-            self.count -= magnitude;
-            Ok(min)
+        self.check_total(value)?;
+        let rows = self.rows;
+        let min = rows.with_indexes(item, |at| self.change(at, value))?;
+        self.add_to_total(value);
+        Ok(min)
+    }
+
+    /// [`CountMinSketch::incr_by`] for each pair in order, handing each result to `each`.
+    /// Every item's counters are found before any is changed, and with `prefetch` (in a
+    /// sketch larger than the caches) requested a few items ahead; the results are the same
+    /// either way.
+    pub fn incr_by_batch(
+        &mut self,
+        pairs: &[(&[u8], i64)],
+        prefetch: bool,
+        mut each: impl FnMut(Result<u64>),
+    ) {
+        let rows = self.rows;
+        let prefetch = prefetch && self.memory_bytes() >= PREFETCH_MIN_BYTES;
+        let chunk_items = rows::chunk_items(rows).min(pairs.len());
+        let mut buffer = vec![0; chunk_items * rows.depth() as usize];
+        for chunk in pairs.chunks(chunk_items.max(1)) {
+            let indexes = &mut buffer[..chunk.len() * rows.depth() as usize];
+            rows.indexes(chunk.iter().map(|&(item, _)| item), indexes);
+            let ahead = prefetch.then(|| with_cells!(&self.cells, v => Ahead::of(v)));
+            rows::walk(indexes, rows.depth() as usize, ahead, |i, at| {
+                let value = chunk[i].1;
+                each(self.check_total(value).and_then(|()| {
+                    let min = self.change(at, value)?;
+                    self.add_to_total(value);
+                    Ok(min)
+                }));
+            });
         }
     }
 
     /// The estimate of `item`: its smallest counter over the rows, never below its true
     /// count as long as nothing was decremented that was not added.
     pub fn query(&self, item: &[u8]) -> u64 {
-        let (width, depth) = (self.width, self.depth);
-        with_cells!(&self.cells, v => smallest(v, width, depth, item))
+        self.rows
+            .with_indexes(item, |at| with_cells!(&self.cells, v => smallest(v, at)))
+    }
+
+    /// [`CountMinSketch::query`] of each item, in order, found as in
+    /// [`CountMinSketch::incr_by_batch`].
+    pub fn query_batch<'a>(
+        &self,
+        mut items: impl ExactSizeIterator<Item = &'a [u8]>,
+        prefetch: bool,
+    ) -> Vec<u64> {
+        let rows = self.rows;
+        let prefetch = prefetch && self.memory_bytes() >= PREFETCH_MIN_BYTES;
+        let chunk = rows::chunk_items(rows).min(items.len());
+        let mut out = Vec::with_capacity(items.len());
+        let mut buffer = vec![0; chunk * rows.depth() as usize];
+        while items.len() > 0 {
+            let indexes = &mut buffer[..chunk.min(items.len()) * rows.depth() as usize];
+            rows.indexes(items.by_ref().take(chunk), indexes);
+            with_cells!(&self.cells, v => {
+                let ahead = prefetch.then(|| Ahead::of(v));
+                rows::walk(indexes, rows.depth() as usize, ahead, |_, at| {
+                    out.push(smallest(v, at))
+                })
+            });
+        }
+        out
+    }
+
+    /// Refuses a change that would take the total out of `0..=2^63 - 1`: the total is a
+    /// reply's signed integer, capped like a cell (a total past it, loaded from a RedisBloom
+    /// that let it wrap, takes no increment), and a total below the counters (a crafted
+    /// value) must not wrap either.
+    fn check_total(&self, value: i64) -> Result<()> {
+        let magnitude = value.unsigned_abs();
+        if value >= 0 && magnitude > (i64::MAX as u64).saturating_sub(self.count) {
+            return Err(Error::CmsIncrByOverflow);
+        }
+        if value < 0 && magnitude > self.count {
+            return Err(Error::CmsIncrByUnderflow);
+        }
+        Ok(())
+    }
+
+    /// Adds `value` to the total, which [`Self::check_total`] allowed.
+    fn add_to_total(&mut self, value: i64) {
+        self.count = self.count.wrapping_add_signed(value);
+    }
+
+    /// Adds `value` to the counters at `at` (one per row), all or none.
+    #[inline]
+    fn change(&mut self, at: &[usize], value: i64) -> Result<u64> {
+        let by = value.unsigned_abs();
+        if value >= 0 {
+            with_cells!(&mut self.cells, v => raise(v, at, by))
+        } else {
+            with_cells!(&mut self.cells, v => lower(v, at, by))
+        }
     }
 
     /// Replaces the counters by `Σ weight · source` and the total by `Σ weight · total`
@@ -218,70 +292,50 @@ impl CountMinSketch {
     }
 }
 
-/// The counter of `item` in row `row` of a sketch `width` wide.
-#[inline(always)]
-fn cell_of(width: u64, item: &[u8], row: u64) -> usize {
-    let hash = murmur2(item, row as u32);
-    // The same remainder as RedisBloom's 64-bit one, by a 32-bit division where the width
-    // allows (every width under the default limit).
-    let column = match u32::try_from(width) {
-        Ok(width) => (hash % width) as u64,
-        Err(_) => hash as u64 % width,
-    };
-    (column + row * width) as usize
-}
-
-/// Adds `by` to `item`'s counters, row after row; at the first that would pass the cell's
-/// maximum, takes it back from the rows done and answers overflow. One hash per row on the
-/// way that succeeds.
+/// Adds `by` to the counters at `at`, row after row; at the first that would pass the
+/// cell's maximum, takes it back from the rows done and answers overflow.
 #[inline]
-fn raise<T: Cell>(cells: &mut [T], width: u64, depth: u64, item: &[u8], by: u64) -> Result<u64> {
+fn raise<T: Cell>(cells: &mut [T], at: &[usize], by: u64) -> Result<u64> {
     let mut min = u64::MAX;
-    for row in 0..depth {
-        let at = cell_of(width, item, row);
-        let c = cells[at].get();
+    for (done, &i) in at.iter().enumerate() {
+        let c = cells[i].get();
         if by > T::MAX.saturating_sub(c) {
-            for done in 0..row {
-                let at = cell_of(width, item, done);
-                cells[at] = T::new(cells[at].get() - by);
+            for &j in &at[..done] {
+                cells[j] = T::new(cells[j].get() - by);
             }
             return Err(Error::CmsIncrByOverflow);
         }
         let n = c + by;
-        cells[at] = T::new(n);
+        cells[i] = T::new(n);
         min = min.min(n);
     }
     Ok(min)
 }
 
-/// Takes `by` from `item`'s counters, row after row; at the first that holds less, gives it
-/// back to the rows done and answers underflow.
+/// The smallest of the counters at `at`.
 #[inline]
-fn lower<T: Cell>(cells: &mut [T], width: u64, depth: u64, item: &[u8], by: u64) -> Result<u64> {
+fn smallest<T: Cell>(cells: &[T], at: &[usize]) -> u64 {
+    at.iter().map(|&i| cells[i].get()).min().unwrap_or(u64::MAX)
+}
+
+/// Takes `by` from the counters at `at`, row after row; at the first that holds less, gives
+/// it back to the rows done and answers underflow.
+#[inline]
+fn lower<T: Cell>(cells: &mut [T], at: &[usize], by: u64) -> Result<u64> {
     let mut min = u64::MAX;
-    for row in 0..depth {
-        let at = cell_of(width, item, row);
-        let c = cells[at].get();
+    for (done, &i) in at.iter().enumerate() {
+        let c = cells[i].get();
         if by > c {
-            for done in 0..row {
-                let at = cell_of(width, item, done);
-                cells[at] = T::new(cells[at].get() + by);
+            for &j in &at[..done] {
+                cells[j] = T::new(cells[j].get() + by);
             }
             return Err(Error::CmsIncrByUnderflow);
         }
         let n = c - by;
-        cells[at] = T::new(n);
+        cells[i] = T::new(n);
         min = min.min(n);
     }
     Ok(min)
-}
-
-#[inline]
-fn smallest<T: Cell>(cells: &[T], width: u64, depth: u64, item: &[u8]) -> u64 {
-    (0..depth)
-        .map(|row| cells[cell_of(width, item, row)].get())
-        .min()
-        .unwrap_or(u64::MAX)
 }
 
 /// The merge of [`CountMinSketch::merge`] on counters of type `T`: every sum checked, then

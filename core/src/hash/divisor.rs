@@ -31,9 +31,71 @@ impl Divisor {
     }
 }
 
+/// [`Divisor`] for 32-bit hashes and divisors, one 64-bit multiplier: `a % d` is the high
+/// 64 bits of `(M * a mod 2^64) * d` with `M = ceil(2^64 / d)`, exactly, for every 32-bit
+/// `a` and `d` (the same paper). The sketches' rows reduce their 32-bit hashes this way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Divisor32 {
+    d: u32,
+    m: u64,
+}
+
+impl Divisor32 {
+    /// `d` must not be 0.
+    pub fn new(d: u32) -> Divisor32 {
+        debug_assert!(d != 0);
+        // For d = 1 this wraps to M = 0, which gives the right remainder, 0.
+        let m = (u64::MAX / d.max(1) as u64).wrapping_add(1);
+        Divisor32 { d, m }
+    }
+
+    /// The multiplier and the divisor.
+    pub fn parts(self) -> (u64, u32) {
+        (self.m, self.d)
+    }
+
+    /// `a % d`.
+    #[inline(always)]
+    pub fn remainder(self, a: u32) -> u32 {
+        let low = self.m.wrapping_mul(a as u64);
+        ((low as u128 * self.d as u128) >> 64) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Divisor;
+    use super::{Divisor, Divisor32};
+
+    #[test]
+    fn matches_the_32_bit_remainder_operator() {
+        let mut rng = crate::testkit::Rng::new(0x0123_4567_89ab_cdef);
+        let edges = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            1999,
+            2000,
+            2001,
+            1 << 31,
+            u32::MAX - 1,
+            u32::MAX,
+        ];
+        let mut divisors: Vec<u32> = edges.iter().copied().filter(|&d| d != 0).collect();
+        divisors.extend((0..300).map(|_| (rng.next_u64() >> (rng.next_u64() % 64)) as u32));
+        divisors.retain(|&d| d != 0);
+        for d in divisors {
+            let div = Divisor32::new(d);
+            for &a in &edges {
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
+            }
+            for _ in 0..500 {
+                let a = rng.next_u64() as u32;
+                assert_eq!(div.remainder(a), a % d, "{a} % {d}");
+            }
+        }
+    }
     use crate::testkit::Rng;
 
     #[test]

@@ -4,3 +4,4 @@ pub mod divisor;
 pub mod murmur2;
 pub mod murmur3;
 pub mod murmur64a;
+pub mod rows;

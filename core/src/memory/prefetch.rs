@@ -20,6 +20,21 @@ pub fn prefetch<T>(items: &[T], index: usize) {
     }
 }
 
+/// Hints that the cache line holding `address` will be read soon. Any address: a prefetch
+/// never faults.
+#[inline(always)]
+pub fn prefetch_address(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no effect on program state and never faults, whatever the
+    // address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 /// The items to request before the walk starts (the first `distance`), and the walk: each
 /// item with the one `distance` places ahead, to request before working on it. With
 /// `enabled` false (or one item) nothing is to be requested. The per-item cost is one

@@ -13,8 +13,9 @@
 //! down. The sift-down and the LIST order are RedisBloom's, ties included.
 
 use super::decay::{DecayTable, Draws};
-use super::hash::{fingerprint, murmur2};
+use super::hash::{fingerprint, FINGERPRINT_SEED};
 use crate::error::{check_limit, Result};
+use crate::hash::rows::Rows;
 use crate::memory::fallible::filled;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
@@ -119,6 +120,8 @@ pub struct TopK {
     /// Decay rolls made so far: the position of the deterministic decay.
     pub(super) rolls: u64,
     pub(super) table: DecayTable,
+    /// Where an item's buckets are (from the width and depth).
+    rows: Rows,
 }
 
 impl TopK {
@@ -144,6 +147,7 @@ impl TopK {
     ) -> TopK {
         TopK {
             table: DecayTable::new(params.decay),
+            rows: Rows::new(params.width as u64, params.depth as u64),
             params,
             buckets,
             heap,
@@ -215,12 +219,24 @@ impl TopK {
     /// item expelled from the heap: `Some(None)` when the replaced entry was unused, `None`
     /// when nothing was expelled. `Some(Some(bytes))` holds the expelled item as shown.
     pub fn add(&mut self, item: &[u8], increment: u32) -> Option<Option<Box<[u8]>>> {
-        let fp = fingerprint(item);
-        let width = self.params.width;
+        let rows = self.rows;
+        let (fp, max_count) = rows.with_indexes_and_hash(item, FINGERPRINT_SEED, |fp, at| {
+            (fp, self.count_in(at, fp, increment))
+        });
         let heap_min = self.heap[0].count;
+        if max_count < heap_min {
+            return None;
+        }
+        self.meet_heap(item, fp, max_count)
+    }
+
+    /// The add's work in the item's buckets (`at`, one per row): returns the largest count
+    /// the item holds in a row after it.
+    #[inline]
+    fn count_in(&mut self, at: &[usize], fp: u32, increment: u32) -> u32 {
         let mut max_count = 0u32;
-        for row in 0..self.params.depth {
-            let at = row as usize * width as usize + (murmur2(item, row) % width) as usize;
+        for (row, &at) in at.iter().enumerate() {
+            let row = row as u32;
             let bucket = &mut self.buckets[at];
             if bucket.count == 0 {
                 bucket.fp = fp;
@@ -235,9 +251,12 @@ impl TopK {
                 max_count = max_count.max(taken);
             }
         }
-        if max_count < heap_min {
-            return None;
-        }
+        max_count
+    }
+
+    /// The item, holding `max_count` in its heaviest row, meets the heap (see the module's
+    /// notes): what it expels, if anything.
+    fn meet_heap(&mut self, item: &[u8], fp: u32, max_count: u32) -> Option<Option<Box<[u8]>>> {
         if let Some(at) = self.find(fp, item) {
             let entry = &mut self.heap[at];
             entry.count = max_count;
@@ -308,17 +327,16 @@ impl TopK {
     /// TOPK.COUNT: the largest count of the item's buckets holding its fingerprint; when the
     /// item is in the heap, only buckets at or above the heap's minimum count.
     pub fn count(&self, item: &[u8]) -> u32 {
-        let fp = fingerprint(item);
-        let in_heap = self.find(fp, item).is_some();
-        let heap_min = self.heap[0].count;
-        let width = self.params.width;
-        (0..self.params.depth)
-            .map(|row| {
-                self.buckets[row as usize * width as usize + (murmur2(item, row) % width) as usize]
+        self.rows
+            .with_indexes_and_hash(item, FINGERPRINT_SEED, |fp, at| {
+                let in_heap = self.find(fp, item).is_some();
+                let heap_min = self.heap[0].count;
+                at.iter()
+                    .map(|&at| self.buckets[at])
+                    .filter(|b| b.fp == fp && (!in_heap || b.count >= heap_min))
+                    .map(|b| b.count)
+                    .max()
             })
-            .filter(|b| b.fp == fp && (!in_heap || b.count >= heap_min))
-            .map(|b| b.count)
-            .max()
             .unwrap_or(0)
     }
 

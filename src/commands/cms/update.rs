@@ -4,10 +4,12 @@ use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::error::{Error, Result};
 
 use super::sketch;
+use crate::commands::argv::Arg;
 use crate::commands::grammar::integer;
 use crate::commands::key::{open_read, open_write};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
+use crate::config;
 
 /// CMS.INCRBY: every increment is read (an integer, negative to decrement, not -2^63) before
 /// any is applied; then each is applied or refused on its own (RedisBloom 8.12): the item's
@@ -32,13 +34,17 @@ pub fn incrby(call: &Call) -> Result<Reply> {
     let mut cms = key
         .write::<CountMinSketch>()?
         .ok_or(Error::CmsKeyNotFound)?;
-    let replies = pairs
-        .into_iter()
-        .map(|(item, value)| match cms.incr_by(item, value) {
+    let mut replies = Vec::with_capacity(pairs.len());
+    let mut each = |result: Result<u64>| {
+        replies.push(match result {
             Ok(estimate) => Reply::Int(estimate as i64),
             Err(e) => Reply::Error(e),
         })
-        .collect();
+    };
+    match pairs[..] {
+        [(item, value)] => each(cms.incr_by(item, value)),
+        _ => cms.incr_by_batch(&pairs, config::batch_prefetch(), each),
+    }
     drop(cms);
     call.ctx.replicate_verbatim();
     call.notify();
@@ -49,10 +55,8 @@ pub fn incrby(call: &Call) -> Result<Reply> {
 pub fn query(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let cms = sketch(&key)?;
-    Ok(Reply::Array(
-        call.args[2..]
-            .iter()
-            .map(|item| Reply::Int(cms.query(item.as_slice()) as i64))
-            .collect(),
-    ))
+    Ok(Reply::Counts(match &call.args[2..] {
+        [item] => vec![cms.query(item.as_slice())],
+        items => cms.query_batch(items.iter().map(Arg::as_slice), config::batch_prefetch()),
+    }))
 }
