@@ -168,8 +168,8 @@ impl CountMinSketch {
     }
 
     /// [`CountMinSketch::incr_by`] for each pair in order, handing each result to `each`.
-    /// Every item's counters are found before any is changed, and with `prefetch` (in a
-    /// sketch larger than the caches) requested a few items ahead; the results are the same
+    /// In a sketch larger than the caches every item's counters are found before any is
+    /// changed, and with `prefetch` requested a few items ahead; the results are the same
     /// either way.
     pub fn incr_by_batch(
         &mut self,
@@ -177,8 +177,14 @@ impl CountMinSketch {
         prefetch: bool,
         mut each: impl FnMut(Result<u64>),
     ) {
+        if self.memory_bytes() < PREFETCH_MIN_BYTES {
+            // In cache: finding the counters first buys nothing.
+            pairs
+                .iter()
+                .for_each(|&(item, value)| each(self.incr_by(item, value)));
+            return;
+        }
         let rows = self.rows;
-        let prefetch = prefetch && self.memory_bytes() >= PREFETCH_MIN_BYTES;
         let chunk_items = rows::chunk_items(rows).min(pairs.len());
         let mut buffer = vec![0; chunk_items * rows.depth() as usize];
         for chunk in pairs.chunks(chunk_items.max(1)) {
@@ -210,8 +216,11 @@ impl CountMinSketch {
         mut items: impl ExactSizeIterator<Item = &'a [u8]>,
         prefetch: bool,
     ) -> Vec<u64> {
+        if self.memory_bytes() < PREFETCH_MIN_BYTES {
+            // In cache: finding the counters first buys nothing.
+            return items.map(|item| self.query(item)).collect();
+        }
         let rows = self.rows;
-        let prefetch = prefetch && self.memory_bytes() >= PREFETCH_MIN_BYTES;
         let chunk = rows::chunk_items(rows).min(items.len());
         let mut out = Vec::with_capacity(items.len());
         let mut buffer = vec![0; chunk * rows.depth() as usize];
