@@ -20,7 +20,8 @@ calls the script makes); CBF.ADD, CBF.MADD,
 CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
 counters are saturated: every delete succeeds and the filter stays as it is); the sketches:
 CMS.INCRBY and CMS.QUERY of 1 and 100 items, TOPK.ADD of 1 and 100, TDIGEST.ADD of 100 values,
-TDIGEST.QUANTILE (with --module pointing at RedisBloom, the same rows measure it).
+TDIGEST.QUANTILE, CDF and RANK of two values, BYRANK of two ranks and TRIMMED_MEAN, all on one
+digest of 5,000 values (with --module pointing at RedisBloom, the same rows measure it).
 
 Usage: python3 bench/callgrind.py [--module PATH] [--n N (20000)] [--only TEXT[,TEXT...]]
                                   [--keep DIR]
@@ -58,6 +59,10 @@ APBF_TIME = [["APBF.RESERVE", "k", "TIME", "0.01", "10000000", "3600"]]
 # the capacity in all).
 APBF_BURST = [["APBF.RESERVE", "k", "TIME", "0.01", "10000", "3600"]] + [
     ["APBF.MADD", "k"] + [f"burst:{b}:{j}" for j in range(10000)] for b in range(10)]
+
+# The t-digest the query rows ask: compression 100, 5,000 values in 0 .. 100,002.
+TD_SETUP = [["TDIGEST.CREATE", "k", "COMPRESSION", "100"],
+            ["TDIGEST.ADD", "k"] + [str((j * 7919) % 100003) for j in range(5000)]]
 
 # (label, setup commands, the command for item i)
 COMMANDS = [
@@ -111,9 +116,11 @@ COMMANDS = [
      lambda i: ["TOPK.ADD", "k"] + [f"item:{(i * BATCH + j) % 200000}" for j in range(BATCH)]),
     ("TDIGEST.ADD x100", [["TDIGEST.CREATE", "k", "COMPRESSION", "100"]],
      lambda i: ["TDIGEST.ADD", "k"] + [str((i * 7919 + j * 104729) % 1000003) for j in range(BATCH)]),
-    ("TDIGEST.QUANTILE", [["TDIGEST.CREATE", "k", "COMPRESSION", "100"],
-                          ["TDIGEST.ADD", "k"] + [str((j * 7919) % 100003) for j in range(5000)]],
-     lambda i: ["TDIGEST.QUANTILE", "k", "0.5", "0.99"]),
+    ("TDIGEST.QUANTILE", TD_SETUP, lambda i: ["TDIGEST.QUANTILE", "k", "0.5", "0.99"]),
+    ("TDIGEST.CDF", TD_SETUP, lambda i: ["TDIGEST.CDF", "k", "50000", "90000"]),
+    ("TDIGEST.RANK", TD_SETUP, lambda i: ["TDIGEST.RANK", "k", "50000", "90000"]),
+    ("TDIGEST.BYRANK", TD_SETUP, lambda i: ["TDIGEST.BYRANK", "k", "2500", "4950"]),
+    ("TDIGEST.TRIMMED_MEAN", TD_SETUP, lambda i: ["TDIGEST.TRIMMED_MEAN", "k", "0.1", "0.9"]),
 ]
 
 

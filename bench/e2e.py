@@ -23,7 +23,7 @@ redis-stack, target/servers/redis-7.4.env, installed by `make deps-servers`), on
 module, take the same Bloom and cuckoo commands on 10,000,000-item filters in interleaved
 rounds (each configuration on one server, then on the other, the first alternating by round).
 The same rounds measure the sketches (CMS.INCRBY / CMS.QUERY of 1 and 100 items, TOPK.ADD of 1
-and 100, TDIGEST.ADD of 100 values, TDIGEST.QUANTILE).
+and 100, TDIGEST.ADD of 100 values, TDIGEST.QUANTILE, CDF, RANK, BYRANK and TRIMMED_MEAN).
 Each figure is also given as a ratio to GETBIT measured on the same server in the same round,
 and rsbloom / RedisBloom as the median of the per-round ratios. Writes
 bench/results/e2e-redisbloom.csv.
@@ -684,6 +684,10 @@ def compare_configs(quick):
         ("TOPK.ADD", 1, ["TOPK.ADD", "topk"] + many, BATCH, 10_000, KNOWN),
         ("TDIGEST.ADD", 1, ["TDIGEST.ADD", "td"] + many, BATCH, 10_000, WIDE),
         ("TDIGEST.QUANTILE", 32, ["TDIGEST.QUANTILE", "td", "0.5", "0.99"], 1, 200_000, WIDE),
+        ("TDIGEST.CDF", 32, ["TDIGEST.CDF", "td", "1000000000", "1800000000"], 1, 200_000, WIDE),
+        ("TDIGEST.RANK", 32, ["TDIGEST.RANK", "td", "1000000000", "1800000000"], 1, 200_000, WIDE),
+        ("TDIGEST.BYRANK", 32, ["TDIGEST.BYRANK", "td", "50000", "99000"], 1, 200_000, WIDE),
+        ("TDIGEST.TRIMMED_MEAN", 32, ["TDIGEST.TRIMMED_MEAN", "td", "0.1", "0.9"], 1, 200_000, WIDE),
         ("GETBIT", 32, ["GETBIT", "bits", "12345"], 1, 400_000, WIDE),
     ]
     return [(c, p, argv, n, max(1000, int(r * scale)), k) for c, p, argv, n, r, k in out]

@@ -116,6 +116,9 @@ pub fn memory_usage(cap: usize) -> i64 {
     HISTOGRAM_BYTES + 2 * 8 * cap as i64
 }
 
+/// 2^52: weight sums below it, and their halves, are exact in doubles.
+const EXACT_HALVES: f64 = 4503599627370496.0;
+
 /// `x1` and `x2` weighted by `w1` and `w2`, kept within `[x1, x2]` (`x1 <= x2`).
 fn weighted_average_sorted(x1: f64, w1: f64, x2: f64, w2: f64) -> f64 {
     let x = (x1 * w1 + x2 * w2) / (w1 + w2);
@@ -369,6 +372,9 @@ impl TDigest {
             return self.max
                 - (mw as f64 - index - 1.0) / (right_weight / 2.0 - 1.0) * (self.max - right_mean);
         }
+        if (mw as f64) < EXACT_HALVES {
+            self.skip_to_bracket(index, weight_so_far, pos);
+        }
         while *pos + 1 < n {
             let i = *pos;
             let w = self.weight_at(i);
@@ -403,6 +409,45 @@ impl TDigest {
         weighted_average(right_mean, z1, self.max, z2)
     }
 
+    /// Moves the walk of [`value_at_index`](Self::value_at_index) on to the first pair of
+    /// centroids that brackets `index`, or to the last centroid, in integers: the same stop
+    /// and the same `weight_so_far` as its loop of doubles. Only for a merged weight below
+    /// 2^52: the weights are non-negative integers adding up to at most it, so every sum
+    /// of them and their halves is exact, and `weight_so_far + dw > index` compares
+    /// `2·S(i+1) + w(i+1)` with `2·index` (`S(i)`: the weight before centroid `i`).
+    fn skip_to_bracket(&self, index: f64, weight_so_far: &mut f64, pos: &mut usize) {
+        let nodes = &self.nodes[..self.merged];
+        let n = nodes.len();
+        let mut p = *pos;
+        let Some(first) = nodes.get(p) else {
+            return;
+        };
+        // S(p + 1) = weight_so_far + w(p) / 2; an integer below 2^52.
+        let mut through = (*weight_so_far + first.weight as f64 / 2.0) as i64;
+        // An integer passes 2·index exactly when it passes its floor (index >= 0).
+        let limit = (2.0 * index).floor() as i64;
+        // `2·S(i) + w(i)` grows with i (by w(i - 1) + w(i) >= 0): four centroids whose last
+        // stays within the limit are passed at once.
+        while p + 4 < n {
+            let four = &nodes[p + 1..p + 5];
+            let before_last = through + four[0].weight + four[1].weight + four[2].weight;
+            if 2 * before_last + four[3].weight > limit {
+                break;
+            }
+            through = before_last + four[3].weight;
+            p += 4;
+        }
+        for next in &nodes[p + 1..] {
+            if 2 * through + next.weight > limit {
+                break;
+            }
+            through += next.weight;
+            p += 1;
+        }
+        *pos = p;
+        *weight_so_far = through as f64 - nodes[p].weight as f64 / 2.0;
+    }
+
     /// One quantile as BYRANK asks it (t-digest-c's `td_quantile`).
     pub fn quantile(&mut self, q: f64) -> f64 {
         self.compress();
@@ -426,36 +471,41 @@ impl TDigest {
     /// centroids once (t-digest-c's `td_quantiles`, as RedisBloom splits the request).
     pub fn quantiles(&mut self, qs: &[f64]) -> Vec<f64> {
         let mut out = Vec::with_capacity(qs.len());
+        self.quantiles_each(qs, |v| out.push(v));
+        out
+    }
+
+    /// [`quantiles`](Self::quantiles), each answer handed to `emit` in order.
+    pub fn quantiles_each(&mut self, qs: &[f64], mut emit: impl FnMut(f64)) {
         let mut i = 0;
         while i < qs.len() {
             let start = i;
             while i + 1 < qs.len() && qs[i] <= qs[i + 1] {
                 i += 1;
             }
-            self.quantile_run(&qs[start..=i], &mut out);
+            self.quantile_run(&qs[start..=i], &mut emit);
             i += 1;
         }
-        out
     }
 
-    fn quantile_run(&mut self, qs: &[f64], out: &mut Vec<f64>) {
+    fn quantile_run(&mut self, qs: &[f64], emit: &mut impl FnMut(f64)) {
         self.compress();
         match self.merged {
-            0 => out.extend(qs.iter().map(|_| f64::NAN)),
-            1 => out.extend(qs.iter().map(|&q| {
-                if (0.0..=1.0).contains(&q) {
+            0 => qs.iter().for_each(|_| emit(f64::NAN)),
+            1 => qs.iter().for_each(|&q| {
+                emit(if (0.0..=1.0).contains(&q) {
                     self.mean_at(0)
                 } else {
                     f64::NAN
-                }
-            })),
+                })
+            }),
             _ => {
                 let left = self.weight_at(0);
                 let mut so_far = left / 2.0;
                 let mut pos = 0;
                 for &q in qs {
                     let index = q * self.merged_weight as f64;
-                    out.push(self.value_at_index(index, left, &mut so_far, &mut pos));
+                    emit(self.value_at_index(index, left, &mut so_far, &mut pos));
                 }
             }
         }
@@ -508,43 +558,45 @@ impl TDigest {
             }
             return 1.0;
         }
+        let nodes = &self.nodes[..n];
         let mut so_far = 0.0;
-        let mut it = 0;
-        while it + 1 < n {
-            let m = self.mean_at(it);
+        let mut m = left_mean;
+        for it in 0..n - 1 {
+            let (this, next) = (&nodes[it], &nodes[it + 1]);
+            let m_next = next.mean;
+            // t-digest-c's two tests, `m == val` then `m <= val && val < m_next`, at once.
+            if !(m <= val && (val < m_next || m == val)) {
+                so_far += this.weight as f64;
+                m = m_next;
+                continue;
+            }
             if m == val {
                 let mut dw = 0.0;
-                while it < n && self.mean_at(it) == val {
-                    dw += self.weight_at(it);
-                    it += 1;
+                for c in nodes[it..].iter().take_while(|c| c.mean == val) {
+                    dw += c.weight as f64;
                 }
                 return (so_far + dw / 2.0) / mw;
             }
-            let m_next = self.mean_at(it + 1);
-            if m <= val && val < m_next {
-                let w = self.weight_at(it);
-                let w_next = self.weight_at(it + 1);
-                if m_next - m > 0.0 {
-                    let mut left_excluded = 0.0;
-                    let mut right_excluded = 0.0;
-                    if w == 1.0 {
-                        if w_next == 1.0 {
-                            return (so_far + 1.0) / mw;
-                        }
-                        left_excluded = 0.5;
-                    } else if w_next == 1.0 {
-                        right_excluded = 0.5;
+            let w = this.weight as f64;
+            let w_next = next.weight as f64;
+            if m_next - m > 0.0 {
+                let mut left_excluded = 0.0;
+                let mut right_excluded = 0.0;
+                if w == 1.0 {
+                    if w_next == 1.0 {
+                        return (so_far + 1.0) / mw;
                     }
-                    let dw = (w + w_next) / 2.0;
-                    let dw_no_singleton = dw - left_excluded - right_excluded;
-                    let base = so_far + w / 2.0 + left_excluded;
-                    return (base + dw_no_singleton * (val - m) / (m_next - m)) / mw;
+                    left_excluded = 0.5;
+                } else if w_next == 1.0 {
+                    right_excluded = 0.5;
                 }
                 let dw = (w + w_next) / 2.0;
-                return (so_far + dw) / mw;
+                let dw_no_singleton = dw - left_excluded - right_excluded;
+                let base = so_far + w / 2.0 + left_excluded;
+                return (base + dw_no_singleton * (val - m) / (m_next - m)) / mw;
             }
-            so_far += self.weight_at(it);
-            it += 1;
+            let dw = (w + w_next) / 2.0;
+            return (so_far + dw) / mw;
         }
         1.0 - 0.5 / mw
     }

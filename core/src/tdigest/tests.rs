@@ -332,3 +332,242 @@ fn overflowed_means_survive_the_codec() {
     assert_eq!(encode_value(&back), bytes);
     crate::testkit::tdigest::exercise(&mut back);
 }
+
+/// t-digest-c's walk of QUANTILE in doubles, step by step (the form `value_at_index` had
+/// before its integer skip): the reference the fast walk must match bit for bit.
+fn reference_quantiles(d: &mut TDigest, qs: &[f64]) -> Vec<f64> {
+    d.compress();
+    let nodes = d.merged_nodes().to_vec();
+    let n = nodes.len();
+    let mw = d.merged_weight;
+    let (min, max) = (d.min, d.max);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < qs.len() {
+        let mut end = start;
+        while end + 1 < qs.len() && qs[end] <= qs[end + 1] {
+            end += 1;
+        }
+        let left = if n > 0 { nodes[0].weight as f64 } else { 0.0 };
+        let mut so_far = left / 2.0;
+        let mut pos = 0;
+        for &q in &qs[start..=end] {
+            let index = q * mw as f64;
+            out.push(match n {
+                0 => f64::NAN,
+                1 => nodes[0].mean,
+                _ if left > 1.0 && index < left / 2.0 => {
+                    min + (index - 1.0) / (left / 2.0 - 1.0) * (nodes[0].mean - min)
+                }
+                _ if index > mw.wrapping_sub(1) as f64 => max,
+                _ => 'walk: {
+                    let rw = nodes[n - 1].weight as f64;
+                    let rm = nodes[n - 1].mean;
+                    if rw > 1.0 && mw as f64 - index <= rw / 2.0 {
+                        break 'walk max
+                            - (mw as f64 - index - 1.0) / (rw / 2.0 - 1.0) * (max - rm);
+                    }
+                    while pos + 1 < n {
+                        let (w, wn) = (nodes[pos].weight as f64, nodes[pos + 1].weight as f64);
+                        let (m, mn) = (nodes[pos].mean, nodes[pos + 1].mean);
+                        let dw = (w + wn) / 2.0;
+                        if so_far + dw > index {
+                            let mut lu = 0.0;
+                            if w == 1.0 {
+                                if index - so_far < 0.5 {
+                                    break 'walk m;
+                                }
+                                lu = 0.5;
+                            }
+                            let mut ru = 0.0;
+                            if wn == 1.0 {
+                                if so_far + dw - index <= 0.5 {
+                                    break 'walk mn;
+                                }
+                                ru = 0.5;
+                            }
+                            let z1 = index - so_far - lu;
+                            let z2 = so_far + dw - index - ru;
+                            break 'walk weighted_average(m, z2, mn, z1);
+                        }
+                        so_far += dw;
+                        pos += 1;
+                    }
+                    let z1 = index - mw as f64 - rw / 2.0;
+                    let z2 = rw / 2.0 - z1;
+                    weighted_average(rm, z1, max, z2)
+                }
+            });
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// t-digest-c's CDF walk between the end centroids, in its own order of tests (the form
+/// `cdf` had before its loop was tightened).
+fn reference_cdf_walk(nodes: &[Centroid], val: f64, mw: f64) -> f64 {
+    let n = nodes.len();
+    let mut so_far = 0.0;
+    let mut it = 0;
+    while it + 1 < n {
+        let m = nodes[it].mean;
+        if m == val {
+            let mut dw = 0.0;
+            while it < n && nodes[it].mean == val {
+                dw += nodes[it].weight as f64;
+                it += 1;
+            }
+            return (so_far + dw / 2.0) / mw;
+        }
+        let mn = nodes[it + 1].mean;
+        if m <= val && val < mn {
+            let (w, wn) = (nodes[it].weight as f64, nodes[it + 1].weight as f64);
+            if mn - m > 0.0 {
+                let (mut le, mut re) = (0.0, 0.0);
+                if w == 1.0 {
+                    if wn == 1.0 {
+                        return (so_far + 1.0) / mw;
+                    }
+                    le = 0.5;
+                } else if wn == 1.0 {
+                    re = 0.5;
+                }
+                let dw = (w + wn) / 2.0;
+                return (so_far + w / 2.0 + le + (dw - le - re) * (val - m) / (mn - m)) / mw;
+            }
+            return (so_far + (w + wn) / 2.0) / mw;
+        }
+        so_far += nodes[it].weight as f64;
+        it += 1;
+    }
+    1.0 - 0.5 / mw
+}
+
+/// Digests of many shapes: few and many values, weights of 1, larger ones, ones past 2^52
+/// (where the quantile walk stays in doubles), repeated values, and some left pending.
+fn shaped_digests(rng: &mut Rng) -> Vec<TDigest> {
+    let mut out = Vec::new();
+    for round in 0..60 {
+        let compression = [1, 2, 5, 20, 100, 300][round % 6];
+        let mut d = TDigest::new(compression, LIMIT).unwrap();
+        let count = 2 + rng.index([3, 30, 700, 5000][round % 4]);
+        let distinct = 1 + rng.below(if round % 5 == 0 { 8 } else { 1 << 40 });
+        for _ in 0..count {
+            let v = (rng.below(distinct) as f64 - (distinct / 3) as f64) * 0.37;
+            let w = match round % 3 {
+                0 => 1,
+                1 => 1 + rng.below(1000) as i64,
+                _ => 1 + rng.below(1 << 50) as i64,
+            };
+            if d.add(v, w).is_err() {
+                break;
+            }
+        }
+        if round % 2 == 0 {
+            d.compress();
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// Quantiles that land on the walk's brackets: half-integer indexes near each centroid's
+/// edges, the ends, and random ones, in runs that go up and down.
+fn probing_quantiles(d: &mut TDigest, rng: &mut Rng) -> Vec<f64> {
+    d.compress();
+    let mw = d.merged_weight as f64;
+    let mut qs = vec![0.0, 1.0, 0.5, 1e-9, 1.0 - 1e-9];
+    let mut through = 0.0;
+    for c in d.merged_nodes() {
+        for x in [
+            through,
+            through + c.weight as f64 / 2.0,
+            through + c.weight as f64,
+        ] {
+            for delta in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+                let q = (x + delta) / mw;
+                if (0.0..=1.0).contains(&q) {
+                    qs.push(q);
+                }
+            }
+        }
+        through += c.weight as f64;
+    }
+    for _ in 0..40 {
+        qs.push(rng.below(1 << 53) as f64 / (1u64 << 53) as f64);
+    }
+    // Shuffled into runs of a few ascending quantiles each.
+    let mut out = Vec::new();
+    while !qs.is_empty() {
+        let take = (1 + rng.index(4)).min(qs.len());
+        let mut run: Vec<f64> = (0..take)
+            .map(|_| qs.swap_remove(rng.index(qs.len())))
+            .collect();
+        run.sort_by(f64::total_cmp);
+        out.extend(run);
+    }
+    out
+}
+
+#[test]
+fn quantile_walk_matches_the_step_by_step_walk() {
+    let mut rng = Rng::new(31);
+    for mut d in shaped_digests(&mut rng) {
+        let qs = probing_quantiles(&mut d, &mut rng);
+        let mut pending = d.clone();
+        let want = reference_quantiles(&mut d, &qs);
+        let got = pending.quantiles(&qs);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want), "digest {:?}", d.info());
+        for (&q, &w) in qs.iter().zip(&want) {
+            assert_eq!(
+                d.quantile(q).to_bits(),
+                if q * d.merged_weight as f64 >= 1.0 {
+                    w.to_bits()
+                } else {
+                    d.min.to_bits()
+                }
+            );
+        }
+    }
+}
+
+#[test]
+fn cdf_walk_matches_the_step_by_step_walk() {
+    let mut rng = Rng::new(32);
+    for mut d in shaped_digests(&mut rng) {
+        let mut pending = d.clone();
+        d.compress();
+        let nodes = d.merged_nodes().to_vec();
+        if nodes.len() < 2 {
+            continue;
+        }
+        let mw = d.merged_weight as f64;
+        let mut vals = vec![d.min, d.max];
+        for pair in nodes.windows(2) {
+            let (a, b) = (pair[0].mean, pair[1].mean);
+            vals.extend([
+                a,
+                b,
+                (a + b) / 2.0,
+                a + (b - a) * 0.01,
+                f64::from_bits(b.to_bits() - 1),
+            ]);
+        }
+        for &v in &vals {
+            let inside = v >= nodes[0].mean && v <= nodes[nodes.len() - 1].mean;
+            if inside && v >= d.min && v <= d.max {
+                let want = reference_cdf_walk(&nodes, v, mw);
+                assert_eq!(
+                    d.cdf(v).to_bits(),
+                    want.to_bits(),
+                    "cdf({v}) of {:?}",
+                    d.info()
+                );
+            }
+            // A digest with values pending answers as the same digest compressed.
+            assert_eq!(pending.cdf(v).to_bits(), d.cdf(v).to_bits());
+        }
+    }
+}

@@ -11,13 +11,33 @@ use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 
-fn doubles(values: impl Iterator<Item = f64>) -> Reply {
-    Reply::Array(values.map(Reply::Double).collect())
+/// How many arguments after the key are read onto the stack (more go to the heap).
+const ON_STACK: usize = 16;
+
+/// Every argument after the key through `parse`, in order, handed to `then` once all are
+/// read (the first refusal is the reply, before the digest is asked anything). Up to
+/// [`ON_STACK`] of them take no allocation.
+fn each<T: Copy + Default, R>(
+    call: &Call,
+    parse: impl Fn(&Arg) -> Result<T>,
+    then: impl FnOnce(&[T]) -> R,
+) -> Result<R> {
+    let args = &call.args[2..];
+    if args.len() <= ON_STACK {
+        let mut buf = [T::default(); ON_STACK];
+        for (slot, arg) in buf.iter_mut().zip(args) {
+            *slot = parse(arg)?;
+        }
+        Ok(then(&buf[..args.len()]))
+    } else {
+        let values = args.iter().map(parse).collect::<Result<Vec<T>>>()?;
+        Ok(then(&values))
+    }
 }
 
-/// Every argument after the key through `parse`, in order; the first refusal is the reply.
-fn each<T>(call: &Call, parse: impl Fn(&Arg) -> Result<T>) -> Result<Vec<T>> {
-    call.args[2..].iter().map(parse).collect()
+/// One reply per value, `answer`'s, in an array.
+fn array<T: Copy>(values: &[T], answer: impl FnMut(T) -> Reply) -> Reply {
+    Reply::Array(values.iter().copied().map(answer).collect())
 }
 
 /// TDIGEST.MIN key: `nan` when empty.
@@ -36,38 +56,41 @@ pub fn max(call: &Call) -> Result<Reply> {
 pub fn quantile(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let qs = each(call, |a| {
+    let parse = |a: &Arg| {
         let q = grammar::double(a).ok_or(Error::TdBadQuantile)?;
         if !(0.0..=1.0).contains(&q) {
             return Err(Error::TdQuantileRange);
         }
         Ok(q)
-    })?;
-    Ok(doubles(d.quantiles(&qs).into_iter()))
+    };
+    each(call, parse, |qs| {
+        let mut out = Vec::with_capacity(qs.len());
+        d.quantiles_each(qs, |v| out.push(Reply::Double(v)));
+        Reply::Array(out)
+    })
 }
 
 /// TDIGEST.CDF key value [value ...]
 pub fn cdf(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let values = each(call, |a| grammar::double(a).ok_or(Error::TdBadCdf))?;
-    Ok(doubles(values.into_iter().map(|v| d.cdf(v))))
+    let parse = |a: &Arg| grammar::double(a).ok_or(Error::TdBadCdf);
+    each(call, parse, |values| {
+        array(values, |v| Reply::Double(d.cdf(v)))
+    })
 }
 
 fn rank_of(call: &Call, reverse: bool) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let values = each(call, |a| {
+    let parse = |a: &Arg| {
         grammar::double(a)
             .filter(|v| !v.is_nan())
             .ok_or(Error::TdBadRankValue)
-    })?;
-    Ok(Reply::Array(
-        values
-            .into_iter()
-            .map(|v| Reply::Int(d.rank(v, reverse)))
-            .collect(),
-    ))
+    };
+    each(call, parse, |values| {
+        array(values, |v| Reply::Int(d.rank(v, reverse)))
+    })
 }
 
 /// TDIGEST.RANK key value [value ...]
@@ -83,14 +106,16 @@ pub fn revrank(call: &Call) -> Result<Reply> {
 fn by_rank_of(call: &Call, reverse: bool) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let ranks = each(call, |a| {
+    let parse = |a: &Arg| {
         let r = grammar::integer(a).ok_or(Error::TdBadRank)?;
         if r < 0 {
             return Err(Error::TdRankRange);
         }
         Ok(r)
-    })?;
-    Ok(doubles(ranks.into_iter().map(|r| d.by_rank(r, reverse))))
+    };
+    each(call, parse, |ranks| {
+        array(ranks, |r| Reply::Double(d.by_rank(r, reverse)))
+    })
 }
 
 /// TDIGEST.BYRANK key rank [rank ...]
