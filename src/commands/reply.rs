@@ -24,6 +24,8 @@ pub enum Reply {
     Bools(Vec<bool>),
     /// An array of counts (integers, clamped to 2^63 - 1), without a `Reply` per item.
     Counts(Vec<u64>),
+    /// An array of doubles (each as [`Reply::Double`]), without a `Reply` per item.
+    Doubles(Vec<f64>),
     /// Keys are sent as simple strings (client libraries match RedisBloom's names).
     Map(Vec<(&'static str, Reply)>),
 }
@@ -96,6 +98,12 @@ pub fn send(ctx: &Context, reply: Reply) {
             raw::reply_with_array(ctx.ctx, counts.len() as c_long);
             for n in counts {
                 raw::reply_with_long_long(ctx.ctx, n.min(i64::MAX as u64) as i64);
+            }
+        }
+        Reply::Doubles(values) => {
+            raw::reply_with_array(ctx.ctx, values.len() as c_long);
+            for x in values {
+                unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(ctx.ctx, x) };
             }
         }
         Reply::Map(entries) => {

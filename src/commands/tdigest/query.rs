@@ -65,8 +65,8 @@ pub fn quantile(call: &Call) -> Result<Reply> {
     };
     each(call, parse, |qs| {
         let mut out = Vec::with_capacity(qs.len());
-        d.quantiles_each(qs, |v| out.push(Reply::Double(v)));
-        Reply::Array(out)
+        d.quantiles_each(qs, |v| out.push(v));
+        Reply::Doubles(out)
     })
 }
 
@@ -76,7 +76,7 @@ pub fn cdf(call: &Call) -> Result<Reply> {
     let mut d = digest(&key)?;
     let parse = |a: &Arg| grammar::double(a).ok_or(Error::TdBadCdf);
     each(call, parse, |values| {
-        array(values, |v| Reply::Double(d.cdf(v)))
+        Reply::Doubles(values.iter().map(|&v| d.cdf(v)).collect())
     })
 }
 
@@ -114,7 +114,7 @@ fn by_rank_of(call: &Call, reverse: bool) -> Result<Reply> {
         Ok(r)
     };
     each(call, parse, |ranks| {
-        array(ranks, |r| Reply::Double(d.by_rank(r, reverse)))
+        Reply::Doubles(ranks.iter().map(|&r| d.by_rank(r, reverse)).collect())
     })
 }
 
