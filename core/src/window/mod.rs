@@ -36,6 +36,8 @@ mod burst_guarantees;
 #[cfg(test)]
 mod guarantees;
 #[cfg(test)]
+mod pinned;
+#[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod rates;
