@@ -229,18 +229,37 @@ impl PartialEq for StartsMemo {
 }
 
 /// Where an item's bits are: its block (the index of the block's first word) and, for
-/// physical slice `s`, bit `bits[s] & 63` of the slice's word. The bits are drawn apart by
-/// MurmurHash3's finaliser: bits taken from `h2 + s * step` would put two items whose
-/// hashes are close on the same bits in many neighbouring slices at once (runs of
-/// collisions, twice the predicted error rate at 1 %, 16 times at 0.01 %).
+/// physical slice `s`, bit `byte s % 8 of stream[s / 8]` (modulo 64) of the slice's word.
+/// The bits are drawn apart by MurmurHash3's finaliser: bits taken from `h2 + s * step`
+/// would put two items whose hashes are close on the same bits in many neighbouring slices
+/// at once (runs of collisions, twice the predicted error rate at 1 %, 16 times at 0.01 %).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Probe {
     block: usize,
-    bits: [u8; MAX_SLICES as usize],
+    stream: [u64; MAX_SLICES as usize / 8],
+}
+
+impl Probe {
+    /// The item's bit in physical slice `s`, as a shift (taken modulo 64 by
+    /// `wrapping_shl`/`wrapping_shr`, as the instruction does).
+    #[inline(always)]
+    fn bit(&self, s: usize) -> u32 {
+        (self.stream[(s >> 3) & 7] >> ((s & 7) << 3)) as u32
+    }
 }
 
 /// Per-word seeds of the bit stream (any distinct odd constants).
 const STREAM: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The lowest `n` bits set (`n` up to 64).
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
 
 impl WindowFilter {
     /// An empty filter, refused (nothing allocated) when out of range or over `limit`.
@@ -287,6 +306,15 @@ impl WindowFilter {
     /// The reserved ring's words.
     pub fn words(&self) -> &[u64] {
         &self.words
+    }
+    #[cfg(test)]
+    pub(super) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+    /// The index of the first word (the turn count) of the probe's block.
+    #[cfg(test)]
+    pub(super) fn block_of(&self, p: &Probe) -> usize {
+        p.block
     }
     /// Memory of the whole filter: the reserved ring and the burst layers.
     #[inline]
@@ -345,14 +373,13 @@ impl WindowFilter {
     pub(super) fn probe(&self, h: ItemHash) -> Probe {
         let n = self.meta.shape.slices as usize;
         let block = ((h.h1 as u128 * self.meta.shape.blocks as u128) >> 64) as usize;
-        let mut bits = [0u8; MAX_SLICES as usize];
-        for (i, chunk) in bits.chunks_exact_mut(8).take(n.div_ceil(8)).enumerate() {
-            let word = fmix64(h.h2 ^ STREAM.wrapping_mul(i as u64 + 1));
-            chunk.copy_from_slice(&word.to_le_bytes());
+        let mut stream = [0u64; MAX_SLICES as usize / 8];
+        for (i, word) in stream.iter_mut().take(n.div_ceil(8)).enumerate() {
+            *word = fmix64(h.h2 ^ STREAM.wrapping_mul(i as u64 + 1));
         }
         Probe {
             block: block * (n + 1),
-            bits,
+            stream,
         }
     }
 
@@ -442,17 +469,16 @@ impl WindowFilter {
     }
 
     /// The item's bit in each slice, as a logical mask (bit `j`: logical slice `j`); the
-    /// slices emptied since the block was last written read as zero.
-    #[inline(always)]
+    /// slices emptied since the block was last written read as zero. Reads every slice: the
+    /// reference [`Self::found`] is checked against.
+    #[cfg(test)]
     pub(super) fn mask(&self, p: Probe) -> u64 {
         let n = self.meta.shape.slices;
         let block = &self.words[p.block..p.block + n as usize + 1];
-        let (words, bits) = (&block[1..], &p.bits[..n as usize]);
-        // Youngest physical slice last, so each bit lands at its slice's place by doubling
-        // (no shift by `s`); `wrapping_shr` takes the shift modulo 64, as the instruction does.
+        let words = &block[1..];
         let mut physical = 0u64;
-        for s in (0..words.len().min(bits.len())).rev() {
-            physical = (physical << 1) | (words[s].wrapping_shr(bits[s] as u32) & 1);
+        for s in (0..words.len()).rev() {
+            physical = (physical << 1) | (words[s].wrapping_shr(p.bit(s)) & 1);
         }
         let head = self.meta.head;
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -466,9 +492,10 @@ impl WindowFilter {
         logical & fresh
     }
 
-    /// Whether `mask` has `k` consecutive set bits starting at one of `starts`.
-    #[inline(always)]
-    fn has_run(&self, mask: u64, starts: u64) -> bool {
+    /// Whether `mask` has `k` consecutive set bits starting at one of `starts`: with
+    /// [`Self::mask`], the reference [`Self::found`] is checked against.
+    #[cfg(test)]
+    pub(super) fn has_run(&self, mask: u64, starts: u64) -> bool {
         let mut run = mask;
         let mut have = 1;
         let k = self.meta.shape.k;
@@ -481,9 +508,60 @@ impl WindowFilter {
         run & starts != 0
     }
 
+    /// Whether the item's bits hold a run of `k` consecutive logical slices starting at one
+    /// of `starts` (the slices emptied since the block was last written reading as zero):
+    /// `has_run(mask(p), starts)`, reading a few of the block's words instead of all `S`.
+    ///
+    /// Every run of `k` contains exactly one sentinel slice, logical `k - 1 + i k`. For each
+    /// sentinel that holds the bit and has starts in the `k` positions ending at it, extend
+    /// the set bits down from it (no further than the lowest such start); the lowest start
+    /// left then needs the fewest bits above the sentinel, and if it lacks one, every higher
+    /// start lacks it too. An item never added mostly stops at the sentinels (about `S / k`
+    /// words); one in the window reads its `k` slices.
+    #[inline(always)]
+    pub(super) fn found(&self, p: &Probe, starts: u64) -> bool {
+        let n = self.meta.shape.slices as usize;
+        let k = self.meta.shape.k as usize;
+        let head = self.meta.head as usize;
+        let block = &self.words[p.block..p.block + n + 1];
+        // A run starting at j covers j..j + k, inside the ring; the `stale` youngest slices
+        // were emptied since the block was written, so no run starts before them.
+        let stale = self.meta.turns.wrapping_sub(block[0]).min(n as u64) as u32;
+        let starts = starts & low_bits((n + 1).saturating_sub(k) as u32) & !low_bits(stale);
+        if starts == 0 {
+            return false;
+        }
+        let slices = &block[1..];
+        let bit = |j: usize| {
+            let s = if head + j >= n { head + j - n } else { head + j };
+            slices[s].wrapping_shr(p.bit(s)) & 1 != 0
+        };
+        let mut t = k - 1;
+        while t < n {
+            // Starts whose run holds sentinel t: t + 1 - k ..= t.
+            let mut cand = (starts >> (t + 1 - k)) & low_bits(k as u32);
+            if cand != 0 && bit(t) {
+                let lowest = t + 1 - k + cand.trailing_zeros() as usize;
+                let mut a = t;
+                while a > lowest && bit(a - 1) {
+                    a -= 1;
+                }
+                cand &= !low_bits((a - (t + 1 - k)) as u32);
+                if cand != 0 {
+                    let j = t + 1 - k + cand.trailing_zeros() as usize;
+                    if (t + 1..j + k).all(bit) {
+                        return true;
+                    }
+                }
+            }
+            t += k;
+        }
+        false
+    }
+
     #[inline]
     pub(super) fn contains_with(&self, h: ItemHash, starts: u64) -> bool {
-        self.has_run(self.mask(self.probe(h)), starts)
+        starts != 0 && self.found(&self.probe(h), starts)
     }
 
     /// Whether the item is in the window at `now_ms`.
@@ -608,7 +686,7 @@ impl WindowFilter {
         }
         let mut s = head;
         for _ in 0..k {
-            slices[s] |= 1u64.wrapping_shl(p.bits[s] as u32);
+            slices[s] |= 1u64.wrapping_shl(p.bit(s));
             s = if s + 1 == n { 0 } else { s + 1 };
         }
         let g = &mut self.generations[head];
@@ -651,7 +729,7 @@ impl WindowFilter {
             self.drop_expired_layers(now);
         }
         let p = self.probe(h);
-        let present = self.has_run(self.mask(p), live.mask)
+        let present = (live.mask != 0 && self.found(&p, live.mask))
             || (!self.layers.is_empty() && self.layers_contain(h, now));
         self.put(p, now, live);
         Ok(!present)

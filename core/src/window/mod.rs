@@ -34,6 +34,8 @@ pub use shape::{Shape, Window};
 #[cfg(test)]
 mod burst_guarantees;
 #[cfg(test)]
+mod fastpath;
+#[cfg(test)]
 mod guarantees;
 #[cfg(test)]
 mod pinned;
