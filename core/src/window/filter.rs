@@ -398,6 +398,19 @@ impl WindowFilter {
         &self.generations[self.physical(j) as usize]
     }
 
+    /// Whether answers depend on time (a TIME window): a COUNT window's adds happen at moment
+    /// 0 and its lookups answer alike at any time, so its callers need not read a clock.
+    #[inline]
+    pub fn timed(&self) -> bool {
+        matches!(self.meta.window, Window::Time { .. })
+    }
+
+    /// The latest time the filter has seen (ms since the epoch; 0 in a COUNT window).
+    #[inline]
+    pub fn clock_ms(&self) -> u64 {
+        self.meta.clock_ms
+    }
+
     /// Time as the filter takes it: never before the latest it has seen.
     #[inline]
     pub fn effective_ms(&self, now_ms: u64) -> u64 {
@@ -421,11 +434,11 @@ impl WindowFilter {
     }
 
     /// The generations still in the window at `now`: where a run may start, and the items
-    /// of those but the youngest.
-    #[inline]
+    /// of those but the youngest. The memo's answer while it holds, else [`Self::live_walk`].
+    #[inline(always)]
     pub(super) fn live(&self, now_ms: u64) -> Live {
         let now = self.effective_ms(now_ms);
-        let youngest = self.generation(0).items > 0;
+        let youngest = self.generations[self.meta.head as usize].items > 0;
         if let Some(m) = self.starts_memo.0.get() {
             if m.turns == self.meta.turns
                 && m.youngest == youngest
@@ -434,6 +447,12 @@ impl WindowFilter {
                 return m.live;
             }
         }
+        self.live_walk(now, youngest)
+    }
+
+    /// [`Self::live`] found by walking the generations; remembered.
+    #[inline(never)]
+    fn live_walk(&self, now: u64, youngest: bool) -> Live {
         let s = &self.meta.shape;
         let n = s.slices as usize;
         let span = self.meta.span_ms();
@@ -698,16 +717,20 @@ impl WindowFilter {
         self.meta.clock_ms = now;
         self.meta.added = self.meta.added.saturating_add(1);
         // The youngest generation now holds an item of this moment: a run may start there.
+        // The memo already says so after the first add of a generation (and then ends no
+        // later than this item's expiry: the youngest's earlier adds expire first).
         live.mask |= 1;
         if let Some(mut m) = self.starts_memo.0.get() {
-            m.live.mask |= 1;
-            m.youngest = true;
             let expires = self
                 .meta
                 .span_ms()
                 .map_or(u64::MAX, |s| now.saturating_add(s));
-            m.until = m.until.min(expires);
-            self.starts_memo.0.set(Some(m));
+            if m.live.mask & 1 == 0 || !m.youngest || m.until > expires {
+                m.live.mask |= 1;
+                m.youngest = true;
+                m.until = m.until.min(expires);
+                self.starts_memo.0.set(Some(m));
+            }
         }
     }
 
