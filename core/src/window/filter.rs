@@ -555,10 +555,13 @@ impl WindowFilter {
             let s = if head + j >= n { head + j - n } else { head + j };
             slices[s].wrapping_shr(p.bit(s)) & 1 != 0
         };
-        let mut t = k - 1;
-        while t < n {
+        // `rest`: the starts no sentinel looked at yet. While one is left (at most n - k),
+        // its sentinel is at most n - 1: t stays in the ring.
+        let (mut t, mut rest) = (k - 1, starts);
+        while rest != 0 {
             // Starts whose run holds sentinel t: t + 1 - k ..= t.
-            let mut cand = (starts >> (t + 1 - k)) & low_bits(k as u32);
+            let mut cand = (rest >> (t + 1 - k)) & low_bits(k as u32);
+            rest &= !(low_bits(k as u32) << (t + 1 - k));
             if cand != 0 && bit(t) {
                 let lowest = t + 1 - k + cand.trailing_zeros() as usize;
                 let mut a = t;
@@ -703,10 +706,13 @@ impl WindowFilter {
                 s = if s + 1 == n { 0 } else { s + 1 };
             }
         }
-        let mut s = head;
-        for _ in 0..k {
+        // The k youngest: physical head.. up to the ring's end, then from 0.
+        let wrap = (head + k as usize).saturating_sub(n);
+        for s in head..head + k as usize - wrap {
             slices[s] |= 1u64.wrapping_shl(p.bit(s));
-            s = if s + 1 == n { 0 } else { s + 1 };
+        }
+        for s in 0..wrap {
+            slices[s] |= 1u64.wrapping_shl(p.bit(s));
         }
         let g = &mut self.generations[head];
         if g.items == 0 {
