@@ -688,7 +688,7 @@ impl WindowFilter {
     /// Adds into this ring, [`Self::ready`] for it: writes the item's bits and counts it in
     /// the youngest generation.
     #[inline(always)]
-    pub(super) fn put(&mut self, p: Probe, now: u64, live: &mut Live) {
+    pub(super) fn put(&mut self, p: &Probe, now: u64, live: &mut Live) {
         let n = self.meta.shape.slices as usize;
         let k = self.meta.shape.k;
         let (head, turns) = (self.meta.head as usize, self.meta.turns);
@@ -744,7 +744,7 @@ impl WindowFilter {
     /// Adds the item at `now` (the add's moment): into the reserved ring when it has room,
     /// else into a burst layer ([`Self::add_burst`]). `Ok(true)` if it was not in the window
     /// before; an error if the window is full (nothing changed then).
-    #[inline]
+    #[inline(always)]
     fn add_at(
         &mut self,
         h: ItemHash,
@@ -761,7 +761,7 @@ impl WindowFilter {
         let p = self.probe(h);
         let present = (live.mask != 0 && self.found(&p, live.mask))
             || (!self.layers.is_empty() && self.layers_contain(h, now));
-        self.put(p, now, live);
+        self.put(&p, now, live);
         Ok(!present)
     }
 
