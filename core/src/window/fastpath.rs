@@ -65,14 +65,21 @@ fn the_sentinel_lookup_answers_as_the_full_mask_does() {
             let mask = f.mask(p);
             for &s in &starts {
                 let want = f.has_run(mask, s);
-                assert_eq!(f.found(&p, s), want, "case {case}, item {item}, starts {s:#x}");
+                assert_eq!(
+                    f.found(&p, s),
+                    want,
+                    "case {case}, item {item}, starts {s:#x}"
+                );
                 checks += 1;
                 found += want as u64;
             }
         }
     }
     // The cases reach both answers often, and many values of k.
-    assert!(found > checks / 50 && found < checks / 2, "{found} of {checks}");
+    assert!(
+        found > checks / 50 && found < checks / 2,
+        "{found} of {checks}"
+    );
     assert!(ks.iter().filter(|&&k| k).count() >= 15, "few k met");
 }
 
@@ -105,7 +112,11 @@ fn the_sentinel_lookup_agrees_on_chosen_patterns() {
                 block[1..].copy_from_slice(&pattern);
                 let mask = f.mask(p);
                 for s in [u64::MAX, rng.next_u64(), 1, 1 << rng.below(64)] {
-                    assert_eq!(f.found(&p, s), f.has_run(mask, s), "turn {turn}, {pattern:?}");
+                    assert_eq!(
+                        f.found(&p, s),
+                        f.has_run(mask, s),
+                        "turn {turn}, {pattern:?}"
+                    );
                 }
             }
             // Turn the ring once (a full generation of adds at one moment).

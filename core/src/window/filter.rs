@@ -553,7 +553,11 @@ impl WindowFilter {
         }
         let slices = &block[1..];
         let bit = |j: usize| {
-            let s = if head + j >= n { head + j - n } else { head + j };
+            let s = if head + j >= n {
+                head + j - n
+            } else {
+                head + j
+            };
             slices[s].wrapping_shr(p.bit(s)) & 1 != 0
         };
         // `rest`: the starts no sentinel looked at yet. While one is left (at most n - k),
@@ -709,11 +713,12 @@ impl WindowFilter {
         }
         // The k youngest: physical head.. up to the ring's end, then from 0.
         let wrap = (head + k as usize).saturating_sub(n);
-        for s in head..head + k as usize - wrap {
-            slices[s] |= 1u64.wrapping_shl(p.bit(s));
+        let (low, high) = slices.split_at_mut(head);
+        for (s, word) in high[..k as usize - wrap].iter_mut().enumerate() {
+            *word |= 1u64.wrapping_shl(p.bit(head + s));
         }
-        for s in 0..wrap {
-            slices[s] |= 1u64.wrapping_shl(p.bit(s));
+        for (s, word) in low[..wrap].iter_mut().enumerate() {
+            *word |= 1u64.wrapping_shl(p.bit(s));
         }
         let g = &mut self.generations[head];
         if g.items == 0 {

@@ -31,7 +31,7 @@ fn run(seed: u64) -> (u64, u64, u64) {
     let capacity = [50, 400, 3_000][rng.index(3)];
     let rate = [0.1, 0.01, 0.001, 0.0001][rng.index(4)];
     let span_ms = 1 + rng.below(5_000);
-    let window = if seed % 2 == 0 {
+    let window = if seed.is_multiple_of(2) {
         Window::Count
     } else {
         Window::Time { span_ms }
@@ -81,7 +81,11 @@ fn run(seed: u64) -> (u64, u64, u64) {
         d.eat(&f.items_in_window(now).to_le_bytes());
     }
     let m = f.meta();
-    (d.0, m.overflows, m.turns.saturating_sub(m.shape.slices as u64))
+    (
+        d.0,
+        m.overflows,
+        m.turns.saturating_sub(m.shape.slices as u64),
+    )
 }
 
 #[test]
@@ -89,7 +93,10 @@ fn seeded_sequences_give_the_pinned_answers_and_bytes() {
     let runs: Vec<_> = (0..16).map(run).collect();
     // The sequences reach burst layers and turn their rings more than once around.
     assert!(runs.iter().any(|r| r.1 > 0), "no add went to a burst layer");
-    assert!(runs.iter().filter(|r| r.2 > 0).count() >= 8, "rings hardly turned");
+    assert!(
+        runs.iter().filter(|r| r.2 > 0).count() >= 8,
+        "rings hardly turned"
+    );
     let got: Vec<u64> = runs.iter().map(|r| r.0).collect();
     let pinned: [u64; 16] = [
         13216318412779712478,
