@@ -592,6 +592,7 @@ impl WindowFilter {
     }
 
     /// Whether the item is in the window at `now_ms`.
+    #[inline]
     pub fn contains_hash(&self, h: ItemHash, now_ms: u64) -> bool {
         self.contains_with(h, self.starts(now_ms))
             || (!self.layers.is_empty() && self.layers_contain(h, self.effective_ms(now_ms)))
