@@ -233,7 +233,7 @@ impl WindowFilter {
             return Err(Error::Internal);
         }
         let p = ring.probe(layer_hash(h, level));
-        ring.put(p, now, &mut live);
+        ring.put(&p, now, &mut live);
         let m = self.meta_mut();
         m.clock_ms = now;
         m.added = m.added.saturating_add(1);

@@ -229,18 +229,37 @@ impl PartialEq for StartsMemo {
 }
 
 /// Where an item's bits are: its block (the index of the block's first word) and, for
-/// physical slice `s`, bit `bits[s] & 63` of the slice's word. The bits are drawn apart by
-/// MurmurHash3's finaliser: bits taken from `h2 + s * step` would put two items whose
-/// hashes are close on the same bits in many neighbouring slices at once (runs of
-/// collisions, twice the predicted error rate at 1 %, 16 times at 0.01 %).
+/// physical slice `s`, bit `bits[s] & 63` of the slice's word.
+/// The bits are drawn apart by MurmurHash3's finaliser: bits taken from `h2 + s * step`
+/// would put two items whose hashes are close on the same bits in many neighbouring slices
+/// at once (runs of collisions, twice the predicted error rate at 1 %, 16 times at 0.01 %).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Probe {
     block: usize,
     bits: [u8; MAX_SLICES as usize],
 }
 
+impl Probe {
+    /// The item's bit in physical slice `s` (below 64), as a shift (taken modulo 64 by
+    /// `wrapping_shl`/`wrapping_shr`, as the instruction does).
+    #[inline(always)]
+    fn bit(&self, s: usize) -> u32 {
+        self.bits[s & (MAX_SLICES as usize - 1)] as u32
+    }
+}
+
 /// Per-word seeds of the bit stream (any distinct odd constants).
 const STREAM: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The lowest `n` bits set (`n` up to 64).
+#[inline(always)]
+fn low_bits(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
 
 impl WindowFilter {
     /// An empty filter, refused (nothing allocated) when out of range or over `limit`.
@@ -287,6 +306,15 @@ impl WindowFilter {
     /// The reserved ring's words.
     pub fn words(&self) -> &[u64] {
         &self.words
+    }
+    #[cfg(test)]
+    pub(super) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+    /// The index of the first word (the turn count) of the probe's block.
+    #[cfg(test)]
+    pub(super) fn block_of(&self, p: &Probe) -> usize {
+        p.block
     }
     /// Memory of the whole filter: the reserved ring and the burst layers.
     #[inline]
@@ -371,6 +399,19 @@ impl WindowFilter {
         &self.generations[self.physical(j) as usize]
     }
 
+    /// Whether answers depend on time (a TIME window): a COUNT window's adds happen at moment
+    /// 0 and its lookups answer alike at any time, so its callers need not read a clock.
+    #[inline]
+    pub fn timed(&self) -> bool {
+        matches!(self.meta.window, Window::Time { .. })
+    }
+
+    /// The latest time the filter has seen (ms since the epoch; 0 in a COUNT window).
+    #[inline]
+    pub fn clock_ms(&self) -> u64 {
+        self.meta.clock_ms
+    }
+
     /// Time as the filter takes it: never before the latest it has seen.
     #[inline]
     pub fn effective_ms(&self, now_ms: u64) -> u64 {
@@ -394,11 +435,11 @@ impl WindowFilter {
     }
 
     /// The generations still in the window at `now`: where a run may start, and the items
-    /// of those but the youngest.
-    #[inline]
+    /// of those but the youngest. The memo's answer while it holds, else [`Self::live_walk`].
+    #[inline(always)]
     pub(super) fn live(&self, now_ms: u64) -> Live {
         let now = self.effective_ms(now_ms);
-        let youngest = self.generation(0).items > 0;
+        let youngest = self.generations[self.meta.head as usize].items > 0;
         if let Some(m) = self.starts_memo.0.get() {
             if m.turns == self.meta.turns
                 && m.youngest == youngest
@@ -407,6 +448,12 @@ impl WindowFilter {
                 return m.live;
             }
         }
+        self.live_walk(now, youngest)
+    }
+
+    /// [`Self::live`] found by walking the generations; remembered.
+    #[inline(never)]
+    fn live_walk(&self, now: u64, youngest: bool) -> Live {
         let s = &self.meta.shape;
         let n = s.slices as usize;
         let span = self.meta.span_ms();
@@ -442,17 +489,16 @@ impl WindowFilter {
     }
 
     /// The item's bit in each slice, as a logical mask (bit `j`: logical slice `j`); the
-    /// slices emptied since the block was last written read as zero.
-    #[inline(always)]
+    /// slices emptied since the block was last written read as zero. Reads every slice: the
+    /// reference [`Self::found`] is checked against.
+    #[cfg(test)]
     pub(super) fn mask(&self, p: Probe) -> u64 {
         let n = self.meta.shape.slices;
         let block = &self.words[p.block..p.block + n as usize + 1];
-        let (words, bits) = (&block[1..], &p.bits[..n as usize]);
-        // Youngest physical slice last, so each bit lands at its slice's place by doubling
-        // (no shift by `s`); `wrapping_shr` takes the shift modulo 64, as the instruction does.
+        let words = &block[1..];
         let mut physical = 0u64;
-        for s in (0..words.len().min(bits.len())).rev() {
-            physical = (physical << 1) | (words[s].wrapping_shr(bits[s] as u32) & 1);
+        for s in (0..words.len()).rev() {
+            physical = (physical << 1) | (words[s].wrapping_shr(p.bit(s)) & 1);
         }
         let head = self.meta.head;
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
@@ -466,9 +512,10 @@ impl WindowFilter {
         logical & fresh
     }
 
-    /// Whether `mask` has `k` consecutive set bits starting at one of `starts`.
-    #[inline(always)]
-    fn has_run(&self, mask: u64, starts: u64) -> bool {
+    /// Whether `mask` has `k` consecutive set bits starting at one of `starts`: with
+    /// [`Self::mask`], the reference [`Self::found`] is checked against.
+    #[cfg(test)]
+    pub(super) fn has_run(&self, mask: u64, starts: u64) -> bool {
         let mut run = mask;
         let mut have = 1;
         let k = self.meta.shape.k;
@@ -481,12 +528,71 @@ impl WindowFilter {
         run & starts != 0
     }
 
+    /// Whether the item's bits hold a run of `k` consecutive logical slices starting at one
+    /// of `starts` (the slices emptied since the block was last written reading as zero):
+    /// `has_run(mask(p), starts)`, reading a few of the block's words instead of all `S`.
+    ///
+    /// Every run of `k` contains exactly one sentinel slice, logical `k - 1 + i k`. For each
+    /// sentinel that holds the bit and has starts in the `k` positions ending at it, extend
+    /// the set bits down from it (no further than the lowest such start); the lowest start
+    /// left then needs the fewest bits above the sentinel, and if it lacks one, every higher
+    /// start lacks it too. An item never added mostly stops at the sentinels (about `S / k`
+    /// words); one in the window reads its `k` slices.
+    #[inline(always)]
+    pub(super) fn found(&self, p: &Probe, starts: u64) -> bool {
+        let n = self.meta.shape.slices as usize;
+        let k = self.meta.shape.k as usize;
+        let head = self.meta.head as usize;
+        let block = &self.words[p.block..p.block + n + 1];
+        // A run starting at j covers j..j + k, inside the ring; the `stale` youngest slices
+        // were emptied since the block was written, so no run starts before them.
+        let stale = self.meta.turns.wrapping_sub(block[0]).min(n as u64) as u32;
+        let starts = starts & low_bits((n + 1).saturating_sub(k) as u32) & !low_bits(stale);
+        if starts == 0 {
+            return false;
+        }
+        let slices = &block[1..];
+        let bit = |j: usize| {
+            let s = if head + j >= n {
+                head + j - n
+            } else {
+                head + j
+            };
+            slices[s].wrapping_shr(p.bit(s)) & 1 != 0
+        };
+        // `rest`: the starts no sentinel looked at yet. While one is left (at most n - k),
+        // its sentinel is at most n - 1: t stays in the ring.
+        let (mut t, mut rest) = (k - 1, starts);
+        while rest != 0 {
+            // Starts whose run holds sentinel t: t + 1 - k ..= t.
+            let mut cand = (rest >> (t + 1 - k)) & low_bits(k as u32);
+            rest &= !(low_bits(k as u32) << (t + 1 - k));
+            if cand != 0 && bit(t) {
+                let lowest = t + 1 - k + cand.trailing_zeros() as usize;
+                let mut a = t;
+                while a > lowest && bit(a - 1) {
+                    a -= 1;
+                }
+                cand &= !low_bits((a - (t + 1 - k)) as u32);
+                if cand != 0 {
+                    let j = t + 1 - k + cand.trailing_zeros() as usize;
+                    if (t + 1..j + k).all(bit) {
+                        return true;
+                    }
+                }
+            }
+            t += k;
+        }
+        false
+    }
+
     #[inline]
     pub(super) fn contains_with(&self, h: ItemHash, starts: u64) -> bool {
-        self.has_run(self.mask(self.probe(h)), starts)
+        starts != 0 && self.found(&self.probe(h), starts)
     }
 
     /// Whether the item is in the window at `now_ms`.
+    #[inline]
     pub fn contains_hash(&self, h: ItemHash, now_ms: u64) -> bool {
         self.contains_with(h, self.starts(now_ms))
             || (!self.layers.is_empty() && self.layers_contain(h, self.effective_ms(now_ms)))
@@ -587,7 +693,7 @@ impl WindowFilter {
     /// Adds into this ring, [`Self::ready`] for it: writes the item's bits and counts it in
     /// the youngest generation.
     #[inline(always)]
-    pub(super) fn put(&mut self, p: Probe, now: u64, live: &mut Live) {
+    pub(super) fn put(&mut self, p: &Probe, now: u64, live: &mut Live) {
         let n = self.meta.shape.slices as usize;
         let k = self.meta.shape.k;
         let (head, turns) = (self.meta.head as usize, self.meta.turns);
@@ -606,10 +712,14 @@ impl WindowFilter {
                 s = if s + 1 == n { 0 } else { s + 1 };
             }
         }
-        let mut s = head;
-        for _ in 0..k {
-            slices[s] |= 1u64.wrapping_shl(p.bits[s] as u32);
-            s = if s + 1 == n { 0 } else { s + 1 };
+        // The k youngest: physical head.. up to the ring's end, then from 0.
+        let wrap = (head + k as usize).saturating_sub(n);
+        let (low, high) = slices.split_at_mut(head);
+        for (s, word) in high[..k as usize - wrap].iter_mut().enumerate() {
+            *word |= 1u64.wrapping_shl(p.bit(head + s));
+        }
+        for (s, word) in low[..wrap].iter_mut().enumerate() {
+            *word |= 1u64.wrapping_shl(p.bit(s));
         }
         let g = &mut self.generations[head];
         if g.items == 0 {
@@ -620,23 +730,27 @@ impl WindowFilter {
         self.meta.clock_ms = now;
         self.meta.added = self.meta.added.saturating_add(1);
         // The youngest generation now holds an item of this moment: a run may start there.
+        // The memo already says so after the first add of a generation (and then ends no
+        // later than this item's expiry: the youngest's earlier adds expire first).
         live.mask |= 1;
         if let Some(mut m) = self.starts_memo.0.get() {
-            m.live.mask |= 1;
-            m.youngest = true;
             let expires = self
                 .meta
                 .span_ms()
                 .map_or(u64::MAX, |s| now.saturating_add(s));
-            m.until = m.until.min(expires);
-            self.starts_memo.0.set(Some(m));
+            if m.live.mask & 1 == 0 || !m.youngest || m.until > expires {
+                m.live.mask |= 1;
+                m.youngest = true;
+                m.until = m.until.min(expires);
+                self.starts_memo.0.set(Some(m));
+            }
         }
     }
 
     /// Adds the item at `now` (the add's moment): into the reserved ring when it has room,
     /// else into a burst layer ([`Self::add_burst`]). `Ok(true)` if it was not in the window
     /// before; an error if the window is full (nothing changed then).
-    #[inline]
+    #[inline(always)]
     fn add_at(
         &mut self,
         h: ItemHash,
@@ -651,9 +765,9 @@ impl WindowFilter {
             self.drop_expired_layers(now);
         }
         let p = self.probe(h);
-        let present = self.has_run(self.mask(p), live.mask)
+        let present = (live.mask != 0 && self.found(&p, live.mask))
             || (!self.layers.is_empty() && self.layers_contain(h, now));
-        self.put(p, now, live);
+        self.put(&p, now, live);
         Ok(!present)
     }
 

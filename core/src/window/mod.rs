@@ -34,7 +34,11 @@ pub use shape::{Shape, Window};
 #[cfg(test)]
 mod burst_guarantees;
 #[cfg(test)]
+mod fastpath;
+#[cfg(test)]
 mod guarantees;
+#[cfg(test)]
+mod pinned;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

@@ -32,7 +32,8 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
         None if create => (create_count(call, &key, call.size_limit())?, true),
         None => return Err(Error::NotFound),
     };
-    let now = at.unwrap_or_else(now_ms);
+    // A COUNT window's adds happen at moment 0 whatever the time: no clock to read.
+    let now = at.unwrap_or_else(|| if filter.timed() { now_ms() } else { 0 });
     // One item (APBF.ADD) needs no heap.
     let added = if let [item] = items {
         let one = filter.add_hash(WindowFilter::hash(item.as_slice()), now, limit);
@@ -46,10 +47,9 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
     if done > 0 {
         call.notify();
     }
-    if filter.meta().span_ms().is_some() {
+    if filter.timed() {
         if done > 0 {
-            let ms = filter.meta().clock_ms;
-            replicate_insertat(call.ctx, call.key(), ms, &items[..done]);
+            replicate_insertat(call.ctx, call.key(), filter.clock_ms(), &items[..done]);
         }
     } else if created {
         let mut args: Vec<&[u8]> = vec![call.key().as_slice()];

@@ -14,12 +14,22 @@ use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
 
+/// The time a lookup asks at: the server's clock for a TIME window; none for a COUNT window,
+/// whose answers do not depend on it.
+fn clock(f: &WindowFilter) -> u64 {
+    if f.timed() {
+        now_ms()
+    } else {
+        0
+    }
+}
+
 /// APBF.EXISTS key item
 pub fn exists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let found = key
         .read::<WindowFilter>()?
-        .is_some_and(|f| f.contains(call.args[2].as_slice(), now_ms()));
+        .is_some_and(|f| f.contains(call.args[2].as_slice(), clock(f)));
     Ok(Reply::Bool(found))
 }
 
@@ -30,7 +40,7 @@ pub fn mexists(call: &Call) -> Result<Reply> {
     let found = match key.read::<WindowFilter>()? {
         Some(f) => {
             let hashes = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
-            f.contains_batch(&hashes, now_ms(), config::batch_prefetch())
+            f.contains_batch(&hashes, clock(f), config::batch_prefetch())
         }
         None => vec![false; items.len()],
     };

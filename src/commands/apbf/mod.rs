@@ -15,7 +15,7 @@ pub mod reserve;
 pub mod rows;
 pub mod scandump;
 
-use std::ffi::c_longlong;
+use std::ffi::c_char;
 
 use redis_module::{raw, Context};
 use rsbloom_core::window::codec::encode_header;
@@ -40,22 +40,66 @@ pub fn replicate_creation(ctx: &Context, key: &Arg, filter: &WindowFilter) {
 
 /// Replicates adds of `items` at `ms` as `APBF.INSERTAT key ms items...`, passing the
 /// command's own argument strings (the crate's `replicate` copies every one into a new string
-/// first: two thirds of a timed add's cost).
+/// first: two thirds of a timed add's cost). The moment goes as its digits (`b`: the server
+/// makes one string of them, where `l` formats the number itself at several times the cost),
+/// and one item as one string (`s`: a vector, `v`, makes the server grow its argument array).
 pub fn replicate_insertat(ctx: &Context, key: &Arg, ms: u64, items: &[Arg]) {
     let Some(replicate) = (unsafe { raw::RedisModule_Replicate }) else {
         return;
     };
-    // SAFETY: "slv" is a string, a long long and a vector of `items.len()` strings, as given;
-    // `Arg` is a transparent `RedisModuleString` pointer, valid for the whole command.
+    let mut buf = [0u8; 20];
+    let digits = decimal(ms.min(i64::MAX as u64), &mut buf);
+    // SAFETY: "sbs" is a string, a buffer with its length and a string; "sbv" a string, a
+    // buffer with its length and a vector of `items.len()` strings, as given; `Arg` is a
+    // transparent `RedisModuleString` pointer, valid for the whole command; the server copies
+    // the buffer before returning.
     unsafe {
-        replicate(
-            ctx.ctx,
-            c"APBF.INSERTAT".as_ptr(),
-            c"slv".as_ptr(),
-            key.raw(),
-            ms.min(i64::MAX as u64) as c_longlong,
-            items.as_ptr().cast::<*mut raw::RedisModuleString>(),
-            items.len(),
-        );
+        if let [item] = items {
+            replicate(
+                ctx.ctx,
+                c"APBF.INSERTAT".as_ptr(),
+                c"sbs".as_ptr(),
+                key.raw(),
+                digits.as_ptr().cast::<c_char>(),
+                digits.len(),
+                item.raw(),
+            );
+        } else {
+            replicate(
+                ctx.ctx,
+                c"APBF.INSERTAT".as_ptr(),
+                c"sbv".as_ptr(),
+                key.raw(),
+                digits.as_ptr().cast::<c_char>(),
+                digits.len(),
+                items.as_ptr().cast::<*mut raw::RedisModuleString>(),
+                items.len(),
+            );
+        }
+    }
+}
+
+/// `n` in decimal digits, written at the end of `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal;
+
+    #[test]
+    fn decimal_writes_every_digit() {
+        for n in [0, 7, 10, 1_700_000_000_123, i64::MAX as u64, u64::MAX] {
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string().as_bytes());
+        }
     }
 }
