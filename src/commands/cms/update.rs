@@ -11,6 +11,9 @@ use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
 
+/// How many pairs CMS.INCRBY reads onto the stack (more go to the heap).
+const ON_STACK: usize = 16;
+
 /// CMS.INCRBY: every increment is read (an integer, negative to decrement, not -2^63) before
 /// any is applied; then each is applied or refused on its own (RedisBloom 8.12): the item's
 /// element is its estimate after the change, or `CMS: INCRBY overflow` / `underflow` when a
@@ -22,18 +25,34 @@ pub fn incrby(call: &Call) -> Result<Reply> {
         return Err(call.wrong_arity());
     }
     let key = open_write(call);
-    sketch(&key)?;
-    let mut pairs = Vec::with_capacity((args.len() - 2) / 2);
-    for pair in args[2..].chunks_exact(2) {
+    let mut cms = key
+        .write::<CountMinSketch>()?
+        .ok_or(Error::CmsKeyNotFound)?;
+    fn read(pair: &[Arg]) -> Result<(&[u8], i64)> {
         let value = integer(&pair[1]).ok_or(Error::CmsCannotParseNumber)?;
         if value == i64::MIN {
             return Err(Error::CmsInvalidIncrement);
         }
-        pairs.push((pair[0].as_slice(), value));
+        Ok((pair[0].as_slice(), value))
     }
-    let mut cms = key
-        .write::<CountMinSketch>()?
-        .ok_or(Error::CmsKeyNotFound)?;
+    // Every pair is read before any is applied; a few on the stack, more on the heap.
+    let (mut stack, heap);
+    let pairs: &[(&[u8], i64)] = if args.len() - 2 <= 2 * ON_STACK {
+        stack = [(&[][..], 0i64); ON_STACK];
+        for (slot, pair) in stack.iter_mut().zip(args[2..].chunks_exact(2)) {
+            *slot = read(pair)?;
+        }
+        &stack[..(args.len() - 2) / 2]
+    } else {
+        heap = {
+            let mut v = Vec::with_capacity((args.len() - 2) / 2);
+            for pair in args[2..].chunks_exact(2) {
+                v.push(read(pair)?);
+            }
+            v
+        };
+        &heap
+    };
     let mut replies = Vec::with_capacity(pairs.len());
     let mut each = |result: Result<u64>| {
         replies.push(match result {
@@ -41,9 +60,9 @@ pub fn incrby(call: &Call) -> Result<Reply> {
             Err(e) => Reply::Error(e),
         })
     };
-    match pairs[..] {
-        [(item, value)] => each(cms.incr_by(item, value)),
-        _ => cms.incr_by_batch(&pairs, config::batch_prefetch(), each),
+    match pairs {
+        &[(item, value)] => each(cms.incr_by(item, value)),
+        _ => cms.incr_by_batch(pairs, config::batch_prefetch(), each),
     }
     drop(cms);
     call.ctx.replicate_verbatim();
