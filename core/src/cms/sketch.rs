@@ -8,6 +8,7 @@
 use super::cells::{with_cells, Cell, CellSize, Cells};
 use super::rows::{self, Ahead, Rows, PREFETCH_MIN_BYTES};
 use crate::error::{check_limit, Error, Result};
+use crate::hash::rows::{with_row_indexes, RowIndexes, FOUND_AT_ONCE};
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// The bytes `MEMORY USAGE` counts for a sketch besides its counters: RedisBloom's struct
@@ -161,8 +162,9 @@ impl CountMinSketch {
     /// [`Error::CmsIncrByOverflow`] / [`Error::CmsIncrByUnderflow`].
     pub fn incr_by(&mut self, item: &[u8], value: i64) -> Result<u64> {
         self.check_total(value)?;
-        let rows = self.rows;
-        let min = rows.with_indexes(item, |at| self.change(at, value))?;
+        let mut buf = [0; FOUND_AT_ONCE as usize];
+        let (_, at) = self.rows.find(item, 0, &mut buf);
+        let min = with_row_indexes!(at, at => self.change(at, value))?;
         self.add_to_total(value);
         Ok(min)
     }
@@ -177,8 +179,7 @@ impl CountMinSketch {
         prefetch: bool,
         mut each: impl FnMut(Result<u64>),
     ) {
-        if self.memory_bytes() < PREFETCH_MIN_BYTES {
-            // In cache: finding the counters first buys nothing.
+        if !self.finds_first() {
             pairs
                 .iter()
                 .for_each(|&(item, value)| each(self.incr_by(item, value)));
@@ -205,8 +206,9 @@ impl CountMinSketch {
     /// The estimate of `item`: its smallest counter over the rows, never below its true
     /// count as long as nothing was decremented that was not added.
     pub fn query(&self, item: &[u8]) -> u64 {
-        self.rows
-            .with_indexes(item, |at| with_cells!(&self.cells, v => smallest(v, at)))
+        let mut buf = [0; FOUND_AT_ONCE as usize];
+        let (_, at) = self.rows.find(item, 0, &mut buf);
+        with_row_indexes!(at, at => with_cells!(&self.cells, v => smallest(v, at)))
     }
 
     /// [`CountMinSketch::query`] of each item, in order, found as in
@@ -216,8 +218,7 @@ impl CountMinSketch {
         mut items: impl ExactSizeIterator<Item = &'a [u8]>,
         prefetch: bool,
     ) -> Vec<u64> {
-        if self.memory_bytes() < PREFETCH_MIN_BYTES {
-            // In cache: finding the counters first buys nothing.
+        if !self.finds_first() {
             return items.map(|item| self.query(item)).collect();
         }
         let rows = self.rows;
@@ -235,6 +236,13 @@ impl CountMinSketch {
             });
         }
         out
+    }
+
+    /// Whether a batch finds every item's counters before it serves any: in a sketch larger
+    /// than the caches (in cache it buys nothing), of rows found at once (so the batch's
+    /// buffer stays small).
+    fn finds_first(&self) -> bool {
+        self.memory_bytes() >= PREFETCH_MIN_BYTES && self.depth <= FOUND_AT_ONCE
     }
 
     /// Refuses a change that would take the total out of `0..=2^63 - 1`: the total is a
@@ -259,7 +267,7 @@ impl CountMinSketch {
 
     /// Adds `value` to the counters at `at` (one per row), all or none.
     #[inline]
-    fn change(&mut self, at: &[usize], value: i64) -> Result<u64> {
+    fn change(&mut self, at: impl RowIndexes, value: i64) -> Result<u64> {
         let by = value.unsigned_abs();
         if value >= 0 {
             with_cells!(&mut self.cells, v => raise(v, at, by))
@@ -304,12 +312,14 @@ impl CountMinSketch {
 /// Adds `by` to the counters at `at`, row after row; at the first that would pass the
 /// cell's maximum, takes it back from the rows done and answers overflow.
 #[inline]
-fn raise<T: Cell>(cells: &mut [T], at: &[usize], by: u64) -> Result<u64> {
+fn raise<T: Cell>(cells: &mut [T], at: impl RowIndexes, by: u64) -> Result<u64> {
     let mut min = u64::MAX;
-    for (done, &i) in at.iter().enumerate() {
+    for row in 0..at.rows() {
+        let i = at.at(row);
         let c = cells[i].get();
         if by > T::MAX.saturating_sub(c) {
-            for &j in &at[..done] {
+            for done in 0..row {
+                let j = at.at(done);
                 cells[j] = T::new(cells[j].get() - by);
             }
             return Err(Error::CmsIncrByOverflow);
@@ -323,19 +333,24 @@ fn raise<T: Cell>(cells: &mut [T], at: &[usize], by: u64) -> Result<u64> {
 
 /// The smallest of the counters at `at`.
 #[inline]
-fn smallest<T: Cell>(cells: &[T], at: &[usize]) -> u64 {
-    at.iter().map(|&i| cells[i].get()).min().unwrap_or(u64::MAX)
+fn smallest<T: Cell>(cells: &[T], at: impl RowIndexes) -> u64 {
+    (0..at.rows())
+        .map(|row| cells[at.at(row)].get())
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 /// Takes `by` from the counters at `at`, row after row; at the first that holds less, gives
 /// it back to the rows done and answers underflow.
 #[inline]
-fn lower<T: Cell>(cells: &mut [T], at: &[usize], by: u64) -> Result<u64> {
+fn lower<T: Cell>(cells: &mut [T], at: impl RowIndexes, by: u64) -> Result<u64> {
     let mut min = u64::MAX;
-    for (done, &i) in at.iter().enumerate() {
+    for row in 0..at.rows() {
+        let i = at.at(row);
         let c = cells[i].get();
         if by > c {
-            for &j in &at[..done] {
+            for done in 0..row {
+                let j = at.at(done);
                 cells[j] = T::new(cells[j].get() + by);
             }
             return Err(Error::CmsIncrByUnderflow);

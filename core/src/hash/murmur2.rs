@@ -2,7 +2,24 @@
 //! per row) and Top-K.
 
 pub(crate) const M: u32 = 0x5bd1_e995;
-pub(crate) const R: u32 = 24;
+const R: u32 = 24;
+
+/// One 4-byte block (little-endian) mixed as every seed's hash takes it.
+#[inline(always)]
+pub(crate) fn mix_block(block: &[u8]) -> u32 {
+    let mut k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
+    k = k.wrapping_mul(M);
+    k ^= k >> R;
+    k.wrapping_mul(M)
+}
+
+/// The 1-3 tail bytes as one word (`b2 << 16 ^ b1 << 8 ^ b0`).
+#[inline(always)]
+pub(crate) fn tail_word(tail: &[u8]) -> u32 {
+    tail.iter()
+        .enumerate()
+        .fold(0, |t, (i, &b)| t ^ (b as u32) << (8 * i))
+}
 
 /// MurmurHash2: 4-byte little-endian blocks, then the 1-3 tail bytes folded in
 /// (`b2 << 16 ^ b1 << 8 ^ b0`). The length enters as RedisBloom's `int` does (items are at
@@ -11,18 +28,11 @@ pub fn murmur2(data: &[u8], seed: u32) -> u32 {
     let mut h = seed ^ (data.len() as u32);
     let mut blocks = data.chunks_exact(4);
     for block in &mut blocks {
-        let mut k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
-        k = k.wrapping_mul(M);
-        k ^= k >> R;
-        k = k.wrapping_mul(M);
-        h = h.wrapping_mul(M) ^ k;
+        h = h.wrapping_mul(M) ^ mix_block(block);
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
-        for (i, &b) in tail.iter().enumerate() {
-            h ^= (b as u32) << (8 * i);
-        }
-        h = h.wrapping_mul(M);
+        h = (h ^ tail_word(tail)).wrapping_mul(M);
     }
     h ^= h >> 13;
     h = h.wrapping_mul(M);
@@ -43,20 +53,14 @@ pub fn murmur2_lanes(data: &[u8], seeds: [u32; LANES]) -> [u32; LANES] {
     let mut h = seeds.map(|s| s ^ len);
     let mut blocks = data.chunks_exact(4);
     for block in &mut blocks {
-        let mut k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
-        k = k.wrapping_mul(M);
-        k ^= k >> R;
-        k = k.wrapping_mul(M);
+        let k = mix_block(block);
         for x in &mut h {
             *x = x.wrapping_mul(M) ^ k;
         }
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
-        let t = tail
-            .iter()
-            .enumerate()
-            .fold(0u32, |t, (i, &b)| t ^ (b as u32) << (8 * i));
+        let t = tail_word(tail);
         for x in &mut h {
             *x = (*x ^ t).wrapping_mul(M);
         }

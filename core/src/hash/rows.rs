@@ -82,34 +82,97 @@ impl Rows {
         }
     }
 
-    /// Calls `f` with the indexes of `item`, one per row (on the stack up to 32 rows).
+    /// The index of `item` in row `row` alone (one hash).
     #[inline]
-    pub fn with_indexes<R>(self, item: &[u8], f: impl FnOnce(&[usize]) -> R) -> R {
-        self.with_indexes_and_hash(item, 0, |_, at| f(at))
+    pub fn index(self, item: &[u8], row: u64) -> usize {
+        let hash = murmur2(item, row as u32);
+        let column = match self.divisor {
+            Some(d) => d.remainder(hash) as u64,
+            None => hash as u64,
+        };
+        column.wrapping_add(row.wrapping_mul(self.width)) as usize
     }
 
-    /// Calls `f` with the item's hash under `seed` and its indexes, one per row (on the
-    /// stack up to 32 rows).
+    /// The item's hash under `seed` and its indexes, one per row: all found at once into
+    /// `buf` up to [`FOUND_AT_ONCE`] rows; in deeper sketches (a client may ask for millions
+    /// of rows) each row's when asked, so nothing grows with the depth. Callers serve the
+    /// two kinds with [`with_row_indexes!`], code compiled once for each.
     #[inline]
-    pub fn with_indexes_and_hash<R>(
+    pub fn find<'a>(
         self,
-        item: &[u8],
+        item: &'a [u8],
         seed: u32,
-        f: impl FnOnce(u32, &[usize]) -> R,
-    ) -> R {
-        const INLINE: usize = 32;
-        if self.depth <= INLINE as u64 {
-            let mut buf = [0usize; INLINE];
+        buf: &'a mut [usize; FOUND_AT_ONCE as usize],
+    ) -> (u32, Indexes<'a>) {
+        if self.depth <= FOUND_AT_ONCE {
             let at = &mut buf[..self.depth as usize];
             let hash = self.fill(item, at, seed);
-            f(hash, at)
+            (hash, Indexes::Found(at))
         } else {
-            let mut v = vec![0; self.depth as usize];
-            let hash = self.fill(item, &mut v, seed);
-            f(hash, &v)
+            (
+                murmur2(item, seed),
+                Indexes::Each(EachRow { rows: self, item }),
+            )
         }
     }
 }
+
+/// Sketches up to this many rows deep find an item's indexes all at once.
+pub const FOUND_AT_ONCE: u64 = 32;
+
+/// An item's index in each row of a sketch: found all at once, or each when asked.
+#[derive(Debug, Clone, Copy)]
+pub enum Indexes<'a> {
+    Found(&'a [usize]),
+    Each(EachRow<'a>),
+}
+
+/// An item's indexes found one row at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct EachRow<'a> {
+    rows: Rows,
+    item: &'a [u8],
+}
+
+/// An item's index in each row, however found.
+pub trait RowIndexes: Copy {
+    fn rows(self) -> usize;
+    fn at(self, row: usize) -> usize;
+}
+
+impl RowIndexes for &[usize] {
+    #[inline(always)]
+    fn rows(self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn at(self, row: usize) -> usize {
+        self[row]
+    }
+}
+
+impl RowIndexes for EachRow<'_> {
+    #[inline(always)]
+    fn rows(self) -> usize {
+        self.rows.depth as usize
+    }
+    #[inline(always)]
+    fn at(self, row: usize) -> usize {
+        self.rows.index(self.item, row as u64)
+    }
+}
+
+/// Runs `$body` with `$at` bound to the [`RowIndexes`] inside `$indexes`, compiled once per
+/// kind, so the per-row work never branches on it.
+macro_rules! with_row_indexes {
+    ($indexes:expr, $at:ident => $body:expr) => {
+        match $indexes {
+            $crate::hash::rows::Indexes::Found($at) => $body,
+            $crate::hash::rows::Indexes::Each($at) => $body,
+        }
+    };
+}
+pub(crate) use with_row_indexes;
 
 fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -123,7 +186,7 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     use super::super::divisor::Divisor32;
-    use super::super::murmur2::{M, R};
+    use super::super::murmur2::{mix_block, tail_word, M};
     use super::LANES;
 
     /// [`super::Rows::fill`] in vector registers: eight rows' hashes in one 256-bit
@@ -164,18 +227,12 @@ mod avx2 {
             let mut h = _mm256_xor_si256(s, len);
             let mut blocks = data.chunks_exact(4);
             for block in &mut blocks {
-                let mut k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
-                k = k.wrapping_mul(M);
-                k ^= k >> R;
-                k = k.wrapping_mul(M);
+                let k = mix_block(block);
                 h = _mm256_xor_si256(_mm256_mullo_epi32(h, mul), _mm256_set1_epi32(k as i32));
             }
             let tail = blocks.remainder();
             if !tail.is_empty() {
-                let t = tail
-                    .iter()
-                    .enumerate()
-                    .fold(0u32, |t, (i, &b)| t ^ (b as u32) << (8 * i));
+                let t = tail_word(tail);
                 h = _mm256_mullo_epi32(_mm256_xor_si256(h, _mm256_set1_epi32(t as i32)), mul);
             }
             h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
@@ -227,7 +284,7 @@ mod avx2 {
 
 #[cfg(test)]
 mod tests {
-    use super::Rows;
+    use super::{RowIndexes, Rows};
     use crate::hash::murmur2::murmur2;
     use crate::testkit::Rng;
 
@@ -244,6 +301,8 @@ mod tests {
             (2000, 8),
             (13, 9),
             (5, 17),
+            (3, 33),
+            (1000, 70),
             (u32::MAX as u64, 3),
             ((1 << 31) + 1, 2),
             (1 << 33, 2),
@@ -251,7 +310,7 @@ mod tests {
         shapes.extend((0..40).map(|_| {
             (
                 (rng.next_u64() >> (rng.next_u64() % 64)).max(1),
-                1 + rng.next_u64() % 20,
+                1 + rng.next_u64() % 40,
             )
         }));
         for (width, depth) in shapes {
@@ -274,6 +333,12 @@ mod tests {
                     let mut at = vec![0; depth as usize];
                     assert_eq!(rows.fill(&item, &mut at, 1919), murmur2(&item, 1919));
                     assert_eq!(at, want);
+                    let mut buf = [0; super::FOUND_AT_ONCE as usize];
+                    let (hash, at) = rows.find(&item, 1919, &mut buf);
+                    let each: Vec<usize> = super::with_row_indexes!(at, at => {
+                        (0..at.rows()).map(|r| at.at(r)).collect()
+                    });
+                    assert_eq!((hash, each), (murmur2(&item, 1919), want));
                 }
             }
         }

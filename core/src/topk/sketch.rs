@@ -15,7 +15,7 @@
 use super::decay::{DecayTable, Draws};
 use super::hash::{fingerprint, FINGERPRINT_SEED};
 use crate::error::{check_limit, Result};
-use crate::hash::rows::Rows;
+use crate::hash::rows::{with_row_indexes, RowIndexes, Rows, FOUND_AT_ONCE};
 use crate::memory::fallible::filled;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
@@ -219,10 +219,9 @@ impl TopK {
     /// item expelled from the heap: `Some(None)` when the replaced entry was unused, `None`
     /// when nothing was expelled. `Some(Some(bytes))` holds the expelled item as shown.
     pub fn add(&mut self, item: &[u8], increment: u32) -> Option<Option<Box<[u8]>>> {
-        let rows = self.rows;
-        let (fp, max_count) = rows.with_indexes_and_hash(item, FINGERPRINT_SEED, |fp, at| {
-            (fp, self.count_in(at, fp, increment))
-        });
+        let mut buf = [0; FOUND_AT_ONCE as usize];
+        let (fp, at) = self.rows.find(item, FINGERPRINT_SEED, &mut buf);
+        let max_count = with_row_indexes!(at, at => self.count_in(at, fp, increment));
         let heap_min = self.heap[0].count;
         if max_count < heap_min {
             return None;
@@ -233,11 +232,11 @@ impl TopK {
     /// The add's work in the item's buckets (`at`, one per row): returns the largest count
     /// the item holds in a row after it.
     #[inline]
-    fn count_in(&mut self, at: &[usize], fp: u32, increment: u32) -> u32 {
+    fn count_in(&mut self, at: impl RowIndexes, fp: u32, increment: u32) -> u32 {
         let mut max_count = 0u32;
-        for (row, &at) in at.iter().enumerate() {
+        for row in 0..at.rows() {
+            let bucket = &mut self.buckets[at.at(row)];
             let row = row as u32;
-            let bucket = &mut self.buckets[at];
             if bucket.count == 0 {
                 bucket.fp = fp;
                 bucket.count = increment;
@@ -327,17 +326,16 @@ impl TopK {
     /// TOPK.COUNT: the largest count of the item's buckets holding its fingerprint; when the
     /// item is in the heap, only buckets at or above the heap's minimum count.
     pub fn count(&self, item: &[u8]) -> u32 {
-        self.rows
-            .with_indexes_and_hash(item, FINGERPRINT_SEED, |fp, at| {
-                let in_heap = self.find(fp, item).is_some();
-                let heap_min = self.heap[0].count;
-                at.iter()
-                    .map(|&at| self.buckets[at])
-                    .filter(|b| b.fp == fp && (!in_heap || b.count >= heap_min))
-                    .map(|b| b.count)
-                    .max()
-            })
-            .unwrap_or(0)
+        let mut buf = [0; FOUND_AT_ONCE as usize];
+        let (fp, at) = self.rows.find(item, FINGERPRINT_SEED, &mut buf);
+        let in_heap = self.find(fp, item).is_some();
+        let heap_min = self.heap[0].count;
+        with_row_indexes!(at, at => (0..at.rows())
+            .map(|row| self.buckets[at.at(row)])
+            .filter(|b| b.fp == fp && (!in_heap || b.count >= heap_min))
+            .map(|b| b.count)
+            .max()
+            .unwrap_or(0))
     }
 
     /// TOPK.LIST: the heap by count, largest first (a stable order among equal counts, as
@@ -360,6 +358,7 @@ impl TopK {
 /// item part are worked out once, and a probability of 0 (`decay^count` below the
 /// smallest double) skips the rest of the rolls, as no draw can be below it, while a
 /// probability of 1 decays on every roll.
+#[inline(always)]
 fn decay(
     bucket: &mut Bucket,
     table: &DecayTable,
