@@ -19,6 +19,7 @@ use redis_module::{enum_configuration, RedisError, RedisString};
 
 use rsbloom_core::bloom::Scheme;
 use rsbloom_core::cuckoo;
+use rsbloom_core::memory::limit::GrowthLimit;
 
 pub const DEFAULT_ERROR_RATE: f64 = 0.01;
 pub const DEFAULT_INITIAL_SIZE: i64 = 100;
@@ -251,7 +252,7 @@ pub fn cf_defaults() -> CfDefaults {
 
 /// What a cuckoo filter may grow to: `bytes` (`bf.max-filter-bytes`, or none, see
 /// [`crate::size_limit`]) and `bf.cf-max-expansions`.
-pub fn cf_limits(bytes: u64) -> cuckoo::Limits {
+pub fn cf_limits<B: GrowthLimit>(bytes: B) -> cuckoo::Limits<B> {
     cuckoo::Limits {
         bytes,
         max_expansions: CF_MAX_EXPANSIONS.load(Ordering::Relaxed) as u64,

@@ -6,6 +6,7 @@ use super::lanes;
 use super::probe::ItemHash;
 use super::{Chain, Scheme};
 use crate::error::Result;
+use crate::memory::limit::GrowthLimit;
 use crate::memory::prefetch::with_ahead;
 
 /// Batches prefetch probes only in layers at least this big; smaller ones stay in cache.
@@ -39,7 +40,7 @@ impl Chain {
     pub fn add_batch(
         &mut self,
         hashes: &[ItemHash],
-        limit: u64,
+        limit: impl GrowthLimit,
         prefetch: bool,
         mut each: impl FnMut(Result<bool>),
     ) {
@@ -53,7 +54,7 @@ impl Chain {
             if let Some(h) = ahead {
                 self.prefetch(h);
             }
-            let result = self.add_hash(hash, limit);
+            let result = self.add_hash(hash, || limit.limit());
             let stop = result.is_err();
             each(result);
             if stop {

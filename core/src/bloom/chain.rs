@@ -12,6 +12,7 @@ use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta};
 use super::probe::ItemHash;
 use super::scheme::{LayerShape, Scheme};
 use crate::error::{check_limit, Error, Result};
+use crate::memory::limit::GrowthLimit;
 use crate::memory::relocate::{relocate_vec, Relocate};
 
 /// Each new layer's error is the previous one's times this.
@@ -156,7 +157,7 @@ impl Chain {
 
     /// Adds an item: `Ok(true)` if it was new, `Ok(false)` if it was (probably) present.
     /// A full last layer grows the chain, or fails with `Full` when it does not scale.
-    pub fn add(&mut self, item: &[u8], limit: u64) -> Result<bool> {
+    pub fn add(&mut self, item: &[u8], limit: impl GrowthLimit) -> Result<bool> {
         self.add_hash(self.hash(item), limit)
     }
 
@@ -167,7 +168,7 @@ impl Chain {
     }
 
     /// [`Chain::add`] for an already hashed item.
-    pub fn add_hash(&mut self, hash: ItemHash, limit: u64) -> Result<bool> {
+    pub fn add_hash(&mut self, hash: ItemHash, limit: impl GrowthLimit) -> Result<bool> {
         let (last, older) = self.layers.split_last_mut().ok_or(Error::Internal)?;
         if older.iter().rev().any(|l| l.contains(hash)) {
             return Ok(false);
@@ -187,7 +188,7 @@ impl Chain {
         }
         let capacity = last.capacity().saturating_mul(self.expansion as u64);
         let error = last.error() * TIGHTENING;
-        self.push_layer(capacity, error, limit)?;
+        self.push_layer(capacity, error, limit.limit())?;
         let last = self.layers.last_mut().ok_or(Error::Internal)?;
         last.insert(hash);
         Ok(true)

@@ -4,6 +4,7 @@
 
 use super::{CfHash, CuckooFilter, Limits};
 use crate::error::Result;
+use crate::memory::limit::GrowthLimit;
 use crate::memory::prefetch::with_ahead;
 
 /// Sub-filters smaller than this stay in cache and are not prefetched.
@@ -27,11 +28,11 @@ impl CuckooFilter {
     /// error of [`CuckooFilter::add`]. A failed item does not stop the batch (CF.INSERT
     /// answers every item). The caller checks [`CuckooFilter::check_expansions`] once
     /// before, as RedisBloom does per command; growth stays bounded within the batch.
-    pub fn add_batch(
+    pub fn add_batch<B: GrowthLimit>(
         &mut self,
         hashes: &[CfHash],
         nx: bool,
-        limits: &Limits,
+        limits: &Limits<B>,
         prefetch: bool,
         mut each: impl FnMut(Result<bool>),
     ) {

@@ -15,6 +15,7 @@ use super::meta::{
 };
 use super::sub_filter::SubFilter;
 use crate::error::{check_limit, Error, Result};
+use crate::memory::limit::GrowthLimit;
 use crate::memory::relocate::{relocate_vec, Relocate};
 use compact::COMPACT_SHARE;
 
@@ -30,16 +31,17 @@ pub const MAX_EXPANSION: u16 = 32768;
 
 /// What a filter may grow to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// The most memory (as [`CuckooFilter::memory_bytes`] counts it) a filter may take.
-    pub bytes: u64,
+pub struct Limits<B = u64> {
+    /// The most memory (as [`CuckooFilter::memory_bytes`] counts it) a filter may take:
+    /// a number, or how to find it (asked only when the filter grows).
+    pub bytes: B,
     /// The most sub-filters a filter may have (RedisBloom's `CF_MAX_EXPANSIONS`). RedisBloom
     /// checks it only once per command, so one CF.INSERT can grow far past it; here growth
     /// is refused at the bound, item by item.
     pub max_expansions: u64,
 }
 
-impl Limits {
+impl Limits<u64> {
     /// `bytes` of memory and RedisBloom's default of 32 sub-filters.
     pub fn new(bytes: u64) -> Limits {
         Limits {
@@ -173,17 +175,17 @@ impl CuckooFilter {
     /// Adds the item, even if it is there already (CF.ADD). Errors: `CfFull` when there is
     /// no room and the filter does not grow; `CfMaxExpansions`, `CfGrowthRefused` or
     /// `TooLarge` when growth is refused. The filter is unchanged on error.
-    pub fn add(&mut self, item: &[u8], limits: &Limits) -> Result<()> {
+    pub fn add<B: GrowthLimit>(&mut self, item: &[u8], limits: &Limits<B>) -> Result<()> {
         self.add_hash(CfHash::of(item), limits)
     }
 
     /// Adds the item unless it is (probably) there: `Ok(false)` if it was (CF.ADDNX).
-    pub fn add_nx(&mut self, item: &[u8], limits: &Limits) -> Result<bool> {
+    pub fn add_nx<B: GrowthLimit>(&mut self, item: &[u8], limits: &Limits<B>) -> Result<bool> {
         self.add_nx_hash(CfHash::of(item), limits)
     }
 
     /// [`CuckooFilter::add_nx`] for an already hashed item.
-    pub fn add_nx_hash(&mut self, h: CfHash, limits: &Limits) -> Result<bool> {
+    pub fn add_nx_hash<B: GrowthLimit>(&mut self, h: CfHash, limits: &Limits<B>) -> Result<bool> {
         if self.contains_hash(h) {
             return Ok(false);
         }
@@ -191,7 +193,7 @@ impl CuckooFilter {
     }
 
     /// [`CuckooFilter::add`] for an already hashed item.
-    pub fn add_hash(&mut self, h: CfHash, limits: &Limits) -> Result<()> {
+    pub fn add_hash<B: GrowthLimit>(&mut self, h: CfHash, limits: &Limits<B>) -> Result<()> {
         if self.place(h) || self.kick(h) {
             self.items = self.items.wrapping_add(1);
             return Ok(());
@@ -257,7 +259,7 @@ impl CuckooFilter {
 
     /// Appends an empty sub-filter of `expansion` times the last one's buckets, if every
     /// bound allows it; checked before allocating.
-    fn grow(&mut self, limits: &Limits) -> Result<()> {
+    fn grow<B: GrowthLimit>(&mut self, limits: &Limits<B>) -> Result<()> {
         if self.expansion == 0 {
             return Err(Error::CfFull);
         }
@@ -272,7 +274,7 @@ impl CuckooFilter {
         let slot_bytes = self
             .slot_bytes()
             .saturating_add(buckets.saturating_mul(self.bucket_size as u64));
-        check_limit(memory_for(count + 1, slot_bytes), limits.bytes)?;
+        check_limit(memory_for(count + 1, slot_bytes), limits.bytes.limit())?;
         self.filters
             .push(SubFilter::zeroed(buckets, self.bucket_size)?);
         Ok(())

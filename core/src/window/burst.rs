@@ -26,29 +26,11 @@ use super::shape::{self, Shape, Window};
 use crate::bloom::ItemHash;
 use crate::error::{Error, Result};
 use crate::hash::murmur3::fmix64;
+use crate::memory::limit::GrowthLimit;
 
 /// Most burst layers a window may have (levels 1 ..= this): a burst of about `2^25` times
 /// the capacity within one span, far past any `bf.max-filter-bytes`.
 pub const MAX_LEVEL: u32 = 24;
-
-/// The size limit a window's growth is held to (`bf.max-filter-bytes`, or none), read only
-/// when a burst needs a new layer: a number, or a function that finds it (the server's
-/// costs more than a steady add's other work, so a steady add does not ask).
-pub trait GrowthLimit {
-    fn limit(&self) -> u64;
-}
-
-impl GrowthLimit for u64 {
-    fn limit(&self) -> u64 {
-        *self
-    }
-}
-
-impl<F: Fn() -> u64> GrowthLimit for F {
-    fn limit(&self) -> u64 {
-        self()
-    }
-}
 
 /// A burst layer: a TIME ring at its level.
 #[derive(Debug, Clone, PartialEq)]

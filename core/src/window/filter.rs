@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::mem::size_of;
 
-use super::burst::{GrowthLimit, Layer};
+use super::burst::Layer;
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::guava;
@@ -13,6 +13,7 @@ use crate::error::{bad_data, check_limit, Error, Result};
 use crate::hash::murmur3::fmix64;
 use crate::le_words;
 use crate::memory::fallible::zeroed;
+use crate::memory::limit::GrowthLimit;
 use crate::memory::pages::advise_huge_pages;
 use crate::memory::prefetch::{prefetch, with_ahead};
 use crate::memory::relocate::{relocate_vec, Relocate};

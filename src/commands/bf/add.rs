@@ -39,7 +39,9 @@ fn add_items(
     create: Create,
     mut each: impl FnMut(Result<bool>),
 ) -> Result<()> {
-    let limit = call.size_limit();
+    // The server's context flags, which decide the limit, cost more than a steady add: asked
+    // for only when the filter is created or grows.
+    let limit = || call.size_limit();
     let key = open_write(call);
     let (mut chain, created) = match key.write::<Chain>()? {
         Some(chain) => (chain, false),
@@ -49,7 +51,7 @@ fn add_items(
                 Create::With(new) => new,
                 Create::Never => return Err(Error::NotFound),
             };
-            (key.store(new.create(limit)?)?, true)
+            (key.store(new.create(limit())?)?, true)
         }
     };
     let mut outcome = Outcome {

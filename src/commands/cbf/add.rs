@@ -19,13 +19,13 @@ use crate::config;
 /// the processed items; otherwise the command as it came if every item was processed, else
 /// the processed prefix, so a replica never meets the refusal.
 fn add_items(call: &Call, mut each: impl FnMut(Result<bool>)) -> Result<()> {
-    let limit = call.size_limit();
     let key = open_write(call);
     let (mut filter, created) = match key.write::<CountingFilter>()? {
         Some(f) => (f, false),
         None => {
             let d = config::cbf_defaults();
-            let new = CountingFilter::new(d.error_rate, d.capacity, d.counter_bits, limit)?;
+            let new =
+                CountingFilter::new(d.error_rate, d.capacity, d.counter_bits, call.size_limit())?;
             (key.store(new)?, true)
         }
     };

@@ -8,6 +8,7 @@
 use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
+use rsbloom_core::memory::limit::GrowthLimit;
 
 use super::{options, replicate_creation};
 use crate::commands::argv::Arg;
@@ -21,7 +22,7 @@ use crate::datatype::Family;
 /// given) when missing and `create` allows it; also whether it was created.
 fn open_or_create<'a>(
     key: &Key,
-    limit: u64,
+    limit: impl GrowthLimit,
     create: bool,
     capacity: Option<u64>,
 ) -> Result<(Writing<'a, CuckooFilter>, bool)> {
@@ -37,7 +38,7 @@ fn open_or_create<'a>(
         d.bucket_size,
         d.max_iterations,
         d.expansion,
-        limit,
+        limit.limit(),
     )?;
     Ok((key.store(filter)?, true))
 }
@@ -45,9 +46,11 @@ fn open_or_create<'a>(
 /// CF.ADD and CF.ADDNX.
 fn add_one(call: &Call, nx: bool) -> Result<Reply> {
     let ctx = call.ctx;
-    let limits = config::cf_limits(call.size_limit());
+    // The server's context flags, which decide the limit, cost more than a steady add: asked
+    // for only when the filter is created or grows.
+    let limits = config::cf_limits(|| call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, call.size_limit(), true, None)?;
+    let (mut filter, created) = open_or_create(&key, limits.bytes, true, None)?;
     let item = call.args[2].as_slice();
     let result = filter
         .check_expansions(limits.max_expansions)
@@ -100,9 +103,9 @@ fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
     )?;
     let items = &argv[first_item..];
 
-    let limits = config::cf_limits(call.size_limit());
+    let limits = config::cf_limits(|| call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, call.size_limit(), !nocreate, capacity)?;
+    let (mut filter, created) = open_or_create(&key, limits.bytes, !nocreate, capacity)?;
     let checked = filter.check_expansions(limits.max_expansions);
     let mut results = Vec::with_capacity(items.len());
     if checked.is_ok() {

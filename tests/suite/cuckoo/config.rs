@@ -3,8 +3,9 @@
 
 use rsbloom_test_support as common;
 
+use common::hostile::{config_set, expect_too_large};
 use common::*;
-use redis::Connection;
+use redis::{Connection, Value};
 
 fn debug(c: &mut Connection, key: &str) -> String {
     String::from_utf8(as_bytes(&raw(c, &["CF.DEBUG", key]))).expect("text")
@@ -117,4 +118,67 @@ fn the_size_configs_bound_reserve_and_insert() {
         &[1],
     );
     assert!(debug(&mut c, "i").starts_with("bktsize:4 buckets:2 "));
+}
+
+/// `bf.max-filter-bytes` as it is when a filter grows: CF.ADD and CF.INSERT read it then
+/// (not when the command starts), refuse the growth that would pass it with the size-limit
+/// error, and grow once it is raised.
+#[test]
+fn growth_reads_the_size_limit_when_it_grows() {
+    let s = Server::start();
+    let mut c = s.conn();
+    expect_ok(
+        &mut c,
+        &["CF.RESERVE", "c", "64", "BUCKETSIZE", "2", "EXPANSION", "1"],
+    );
+    let size = |c: &mut Connection| {
+        let info = as_array(raw(c, &["CF.INFO", "c"]));
+        let at = info
+            .iter()
+            .position(|v| matches!(v, Value::SimpleString(s) if s == "Size"))
+            .expect("Size");
+        as_int(&info[at + 1]) as u64
+    };
+    let limit = size(&mut c) + 1;
+    config_set(&mut c, "bf.max-filter-bytes", &limit.to_string());
+    let mut refused = None;
+    for i in 0..10_000 {
+        let item = format!("item-{i}");
+        match raw(&mut c, &["CF.ADD", "c", &item]) {
+            Value::Int(1) => {}
+            other => {
+                let (needed, named) = expect_too_large(&other, &item);
+                assert_eq!(named, limit);
+                assert!(needed > limit, "needs {needed}");
+                refused = Some(item);
+                break;
+            }
+        }
+    }
+    let item = refused.expect("the filter never needed to grow");
+    assert!(
+        debug(&mut c, "c").contains(" filters:1 "),
+        "{}",
+        debug(&mut c, "c")
+    );
+    assert!(size(&mut c) < limit);
+    match raw(&mut c, &["CF.INSERT", "c", "ITEMS", &item]) {
+        Value::Array(a) => assert_eq!(a, vec![Value::Int(-1)], "CF.INSERT of {item}"),
+        other => panic!("CF.INSERT answered {other:?}"),
+    }
+    config_set(&mut c, "bf.max-filter-bytes", "1000000");
+    expect_int(&mut c, &["CF.ADD", "c", &item], 1);
+    assert!(
+        debug(&mut c, "c").contains(" filters:2 "),
+        "{}",
+        debug(&mut c, "c")
+    );
+    expect_int(&mut c, &["CF.EXISTS", "c", &item], 1);
+}
+
+fn as_array(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a,
+        other => panic!("expected an array, got {other:?}"),
+    }
 }
