@@ -5,7 +5,9 @@
 //!   `StringToDouble`), as RedisBloom reads them: integers are Redis's `string2ll` (no `+`,
 //!   no leading zeros, no spaces, within i64); doubles are whatever the server's
 //!   `getDoubleFromObject` takes (Redis 7 takes hex and `inf`, Redis 8 does not; an
-//!   overflow, an underflow to zero and NaN are refused everywhere).
+//!   overflow, an underflow to zero and NaN are refused everywhere). Plain decimals such as
+//!   `0.99` are read here, to the same value ([`rsbloom_core::decimal`]): the server's
+//!   parser costs more than a t-digest add.
 //! - Options come in RedisBloom's two styles. RESERVE-style ([`Keywords`]): each option is
 //!   looked up by its whole word, the first occurrence wins, and the command checks them in
 //!   its own order, not in the order they were written. INSERT-style ([`Dispatch`]): a loop
@@ -17,6 +19,7 @@
 use std::ffi::c_longlong;
 
 use redis_module::raw;
+use rsbloom_core::decimal;
 use rsbloom_core::error::{Error, Result};
 
 use super::argv::Arg;
@@ -31,6 +34,9 @@ pub fn integer(arg: &Arg) -> Option<i64> {
 
 /// The argument as a double, as RedisBloom's `RedisModule_StringToDouble` reads it.
 pub fn double(arg: &Arg) -> Option<f64> {
+    if let Some(x) = decimal::plain(arg.as_slice()) {
+        return Some(x);
+    }
     let parse = unsafe { raw::RedisModule_StringToDouble }?;
     let mut x = 0.0f64;
     let ok = unsafe { parse(arg.raw(), &mut x) } == raw::REDISMODULE_OK as i32;

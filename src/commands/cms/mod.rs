@@ -16,5 +16,9 @@ use super::key::Key;
 
 /// The sketch at `key`: `CMS: key does not exist` when missing, WRONGTYPE for another type.
 fn sketch<'a>(key: &Key) -> Result<&'a CountMinSketch> {
-    key.read::<CountMinSketch>()?.ok_or(Error::CmsKeyNotFound)
+    // A match, not `ok_or`: that builds (and drops) the error on every call.
+    match key.read::<CountMinSketch>()? {
+        Some(s) => Ok(s),
+        None => Err(Error::CmsKeyNotFound),
+    }
 }

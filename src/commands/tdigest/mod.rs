@@ -17,5 +17,9 @@ use super::key::Key;
 /// The t-digest at an opened key: `key does not exist` when missing, WRONGTYPE for another
 /// type. Queries change it too (they compress pending values first, as RedisBloom's do).
 pub fn digest<'a>(key: &Key) -> Result<super::key::Writing<'a, TDigest>> {
-    key.write::<TDigest>()?.ok_or(Error::TdKeyMissing)
+    // A match, not `ok_or`: that builds (and drops) the error on every call.
+    match key.write::<TDigest>()? {
+        Some(d) => Ok(d),
+        None => Err(Error::TdKeyMissing),
+    }
 }

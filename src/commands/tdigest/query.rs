@@ -57,7 +57,9 @@ pub fn quantile(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
     let parse = |a: &Arg| {
-        let q = grammar::double(a).ok_or(Error::TdBadQuantile)?;
+        let Some(q) = grammar::double(a) else {
+            return Err(Error::TdBadQuantile);
+        };
         if !(0.0..=1.0).contains(&q) {
             return Err(Error::TdQuantileRange);
         }
@@ -74,7 +76,10 @@ pub fn quantile(call: &Call) -> Result<Reply> {
 pub fn cdf(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let parse = |a: &Arg| grammar::double(a).ok_or(Error::TdBadCdf);
+    let parse = |a: &Arg| match grammar::double(a) {
+        Some(v) => Ok(v),
+        None => Err(Error::TdBadCdf),
+    };
     each(call, parse, |values| {
         Reply::Doubles(values.iter().map(|&v| d.cdf(v)).collect())
     })
@@ -83,10 +88,9 @@ pub fn cdf(call: &Call) -> Result<Reply> {
 fn rank_of(call: &Call, reverse: bool) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let parse = |a: &Arg| {
-        grammar::double(a)
-            .filter(|v| !v.is_nan())
-            .ok_or(Error::TdBadRankValue)
+    let parse = |a: &Arg| match grammar::double(a) {
+        Some(v) if !v.is_nan() => Ok(v),
+        _ => Err(Error::TdBadRankValue),
     };
     each(call, parse, |values| {
         array(values, |v| Reply::Int(d.rank(v, reverse)))
@@ -107,7 +111,9 @@ fn by_rank_of(call: &Call, reverse: bool) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
     let parse = |a: &Arg| {
-        let r = grammar::integer(a).ok_or(Error::TdBadRank)?;
+        let Some(r) = grammar::integer(a) else {
+            return Err(Error::TdBadRank);
+        };
         if r < 0 {
             return Err(Error::TdRankRange);
         }
@@ -132,8 +138,12 @@ pub fn byrevrank(call: &Call) -> Result<Reply> {
 pub fn trimmed_mean(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let mut d = digest(&key)?;
-    let low = grammar::double(&call.args[2]).ok_or(Error::TdBadLowCut)?;
-    let high = grammar::double(&call.args[3]).ok_or(Error::TdBadHighCut)?;
+    let Some(low) = grammar::double(&call.args[2]) else {
+        return Err(Error::TdBadLowCut);
+    };
+    let Some(high) = grammar::double(&call.args[3]) else {
+        return Err(Error::TdBadHighCut);
+    };
     if !(0.0..=1.0).contains(&low) || !(0.0..=1.0).contains(&high) {
         return Err(Error::TdCutRange);
     }

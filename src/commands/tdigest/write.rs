@@ -73,9 +73,11 @@ pub fn add(call: &Call) -> Result<Reply> {
         &mut heap
     };
     for (v, arg) in values.iter_mut().zip(args) {
-        *v = grammar::double(arg)
-            .filter(|x| !x.is_nan())
-            .ok_or(Error::TdBadValue)?;
+        // A match, not `ok_or`: that builds (and drops) the error for every value.
+        *v = match grammar::double(arg) {
+            Some(x) if !x.is_nan() => x,
+            _ => return Err(Error::TdBadValue),
+        };
         if v.is_infinite() {
             return Err(Error::TdValueNotFinite);
         }

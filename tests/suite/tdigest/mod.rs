@@ -4,6 +4,7 @@
 mod acl;
 mod hostile_restore;
 mod memory;
+mod numbers;
 mod persistence;
 mod redisbloom_load;
 mod redisbloom_replay;
