@@ -12,7 +12,7 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
-Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
 TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path),
 APBF.EXISTS (the same three), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
@@ -65,6 +65,10 @@ APBF_BURST = [["APBF.RESERVE", "k", "TIME", "0.01", "10000", "3600"]] + [
 TD_SETUP = [["TDIGEST.CREATE", "k", "COMPRESSION", "100"],
             ["TDIGEST.ADD", "k"] + [str((j * 7919) % 100003) for j in range(5000)]]
 
+# A cuckoo filter holding item:0 .. item:19999 (the rows that count or delete them).
+CF_FILLED = [["CF.RESERVE", "k", "10000000"],
+             ["CF.INSERT", "k", "ITEMS"] + [f"item:{j}" for j in range(20000)]]
+
 # (label, setup commands, the command for item i)
 COMMANDS = [
     ("BF.ADD", [["BF.RESERVE", "k", "0.01", "10000000"]], lambda i: ["BF.ADD", "k", f"item:{i}"]),
@@ -72,6 +76,8 @@ COMMANDS = [
      lambda i: ["BF.EXISTS", "k", f"item:{i}"]),
     ("CF.ADD", [["CF.RESERVE", "k", "10000000"]], lambda i: ["CF.ADD", "k", f"item:{i}"]),
     ("CF.EXISTS", [["CF.RESERVE", "k", "10000000"]], lambda i: ["CF.EXISTS", "k", f"item:{i}"]),
+    ("CF.COUNT", CF_FILLED, lambda i: ["CF.COUNT", "k", f"item:{i}"]),
+    ("CF.DEL", CF_FILLED, lambda i: ["CF.DEL", "k", f"item:{i}"]),
     ("BF.MADD x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
