@@ -14,7 +14,8 @@ items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
 TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path),
-APBF.EXISTS (the same three), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
+APBF.EXISTS (the same three, and BF.EXISTS / APBF.EXISTS filled: lookups of present items
+that read every probe), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
 calls the script makes); CBF.ADD, CBF.MADD,
 CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
@@ -69,6 +70,14 @@ TD_SETUP = [["TDIGEST.CREATE", "k", "COMPRESSION", "100"],
 CF_FILLED = [["CF.RESERVE", "k", "10000000"],
              ["CF.INSERT", "k", "ITEMS"] + [f"item:{j}" for j in range(20000)]]
 
+# A Bloom filter and a COUNT window (10M items at 1 %) holding item:0 .. item:19999, so that
+# lookups of them read every probe (the plain EXISTS rows ask an empty window, which answers
+# before probing, and an empty filter, which stops at its first clear bit).
+BF_FILLED = [["BF.RESERVE", "k", "0.01", "10000000"]] + [
+    ["BF.MADD", "k"] + [f"item:{j}" for j in range(b, b + 1000)] for b in range(0, 20000, 1000)]
+APBF_FILLED = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]] + [
+    ["APBF.MADD", "k"] + [f"item:{j}" for j in range(b, b + 1000)] for b in range(0, 20000, 1000)]
+
 # (label, setup commands, the command for item i)
 COMMANDS = [
     ("BF.ADD", [["BF.RESERVE", "k", "0.01", "10000000"]], lambda i: ["BF.ADD", "k", f"item:{i}"]),
@@ -101,6 +110,9 @@ COMMANDS = [
     ("APBF.EXISTS", APBF_COUNT, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
     ("APBF.EXISTS TIME", APBF_TIME, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
     ("APBF.EXISTS TIME 10x", APBF_BURST, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
+    # Lookups that probe: a window and a filter holding item:0 .. item:19999.
+    ("BF.EXISTS filled", BF_FILLED, lambda i: ["BF.EXISTS", "k", f"item:{i}"]),
+    ("APBF.EXISTS filled", APBF_FILLED, lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
     ("APBF.MADD x100", APBF_COUNT,
      lambda i: ["APBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("APBF.MEXISTS x100", APBF_COUNT,
