@@ -20,6 +20,9 @@ pub enum Reply {
     /// An error, as a whole reply or as one element of an array.
     Error(Error),
     Array(Vec<Reply>),
+    /// An array of bulk strings or nulls (Top-K's expelled items), without a `Reply` per
+    /// item.
+    Items(Vec<Option<Box<[u8]>>>),
     /// An array of booleans: a batch's answers, without a `Reply` per item.
     Bools(Vec<bool>),
     /// An array of counts (integers, clamped to 2^63 - 1), without a `Reply` per item.
@@ -87,6 +90,19 @@ pub fn send(ctx: &Context, reply: Reply) {
         Reply::Array(items) => {
             raw::reply_with_array(ctx.ctx, items.len() as c_long);
             items.into_iter().for_each(|item| send(ctx, item));
+        }
+        Reply::Items(items) => {
+            raw::reply_with_array(ctx.ctx, items.len() as c_long);
+            for item in items {
+                match item {
+                    Some(data) => raw::reply_with_string_buffer(
+                        ctx.ctx,
+                        data.as_ptr().cast::<c_char>(),
+                        data.len(),
+                    ),
+                    None => raw::reply_with_null(ctx.ctx),
+                };
+            }
         }
         Reply::Bools(answers) => {
             raw::reply_with_array(ctx.ctx, answers.len() as c_long);

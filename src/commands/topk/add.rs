@@ -28,14 +28,14 @@ fn expelled(topk: &mut Writing<TopK>, item: &[u8], by: u32) -> Reply {
 pub fn add(call: &Call) -> Result<Reply> {
     let key = open_write(call);
     let mut topk = write(&key)?;
-    let replies = call.args[2..]
+    let items = call.args[2..]
         .iter()
-        .map(|item| expelled(&mut topk, item.as_slice(), 1))
+        .map(|item| topk.add(item.as_slice(), 1).flatten())
         .collect();
     drop(topk);
     call.ctx.replicate_verbatim();
     call.notify();
-    Ok(Reply::Array(replies))
+    Ok(Reply::Items(items))
 }
 
 /// TOPK.INCRBY key item increment [item increment ...]
