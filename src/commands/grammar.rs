@@ -7,7 +7,7 @@
 //!   `getDoubleFromObject` takes (Redis 7 takes hex and `inf`, Redis 8 does not; an
 //!   overflow, an underflow to zero and NaN are refused everywhere). Plain decimals such as
 //!   `0.99` are read here, to the same value ([`rsbloom_core::decimal`]): the server's
-//!   parser costs more than a t-digest add.
+//!   parser costs more than a t-digest add. So are integers of up to 18 digits.
 //! - Options come in RedisBloom's two styles. RESERVE-style ([`Keywords`]): each option is
 //!   looked up by its whole word, the first occurrence wins, and the command checks them in
 //!   its own order, not in the order they were written. INSERT-style ([`Dispatch`]): a loop
@@ -26,6 +26,9 @@ use super::argv::Arg;
 
 /// The argument as an integer, as RedisBloom's `RedisModule_StringToLongLong` reads it.
 pub fn integer(arg: &Arg) -> Option<i64> {
+    if let Some(n) = decimal::integer(arg.as_slice()) {
+        return Some(n);
+    }
     let parse = unsafe { raw::RedisModule_StringToLongLong }?;
     let mut n: c_longlong = 0;
     let ok = unsafe { parse(arg.raw(), &mut n) } == raw::REDISMODULE_OK as i32;

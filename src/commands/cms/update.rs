@@ -28,12 +28,13 @@ pub fn incrby(call: &Call) -> Result<Reply> {
     let mut cms = key
         .write::<CountMinSketch>()?
         .ok_or(Error::CmsKeyNotFound)?;
+    #[inline(always)]
     fn read(pair: &[Arg]) -> Result<(&[u8], i64)> {
-        let value = integer(&pair[1]).ok_or(Error::CmsCannotParseNumber)?;
-        if value == i64::MIN {
-            return Err(Error::CmsInvalidIncrement);
+        match integer(&pair[1]) {
+            Some(i64::MIN) => Err(Error::CmsInvalidIncrement),
+            Some(value) => Ok((pair[0].as_slice(), value)),
+            None => Err(Error::CmsCannotParseNumber),
         }
-        Ok((pair[0].as_slice(), value))
     }
     // Every pair is read before any is applied; a few on the stack, more on the heap.
     let (mut stack, heap);

@@ -4,6 +4,7 @@
 mod cell_sizes;
 mod commands;
 mod hostile_restore;
+mod numbers;
 mod persistence;
 mod redisbloom_load;
 mod redisbloom_replay;
