@@ -20,8 +20,9 @@ const REPLAYS: c_int =
     (raw::REDISMODULE_CTX_FLAGS_REPLICATED | raw::REDISMODULE_CTX_FLAGS_LOADING) as c_int;
 
 /// Whether the command running in `ctx` replays what a primary already did: it came from the
-/// primary (`REPLICATED`; Valkey 9's slot import client is flagged so too, as the slot
-/// migration tests check) or from the AOF being loaded (`LOADING`).
+/// primary (`REPLICATED`) or from the AOF being loaded (`LOADING`). Valkey 9's slot import
+/// client, which replays the source's writes on the target, runs its commands with one of
+/// these flags (tests/suite/server/slot_migration.rs checks the outcome).
 pub fn replays(ctx: &Context) -> bool {
     replays_flags(flags(ctx.ctx))
 }
