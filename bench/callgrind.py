@@ -13,7 +13,10 @@ how many commands one read brings: +-3 %). The keys are 10,000,000-item filters 
 items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
-TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path),
+TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path;
+a TIME window's add that moves its clock is replicated as APBF.INSERTAT, one within the same
+millisecond as it came, and under valgrind several adds share a millisecond, so these rows
+measure a mix, mostly the latter),
 APBF.EXISTS (the same three), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
 calls the script makes); CBF.ADD, CBF.MADD,
