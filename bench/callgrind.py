@@ -12,8 +12,11 @@ server API calls it makes), which does not move with timing as the whole does (c
 how many commands one read brings: +-3 %). The keys are 10,000,000-item filters (BF at 0.01, CF with the default bucket size) and the
 items distinct, as in bench/e2e.py.
 
-Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD x100, BF.MEXISTS x100; APBF.ADD (COUNT and
-TIME windows, and a TIME window in a burst of ten times its capacity: its burst layers' path),
+Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD
+x100, BF.MEXISTS x100; APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
+times its capacity: its burst layers' path; a TIME window's add that moves its clock is
+replicated as APBF.INSERTAT, one within the same millisecond as it came, and under valgrind
+several adds share a millisecond, so these rows measure a mix, mostly the latter),
 APBF.EXISTS (the same three, and BF.EXISTS / APBF.EXISTS filled: lookups of present items
 that read every probe), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*

@@ -15,6 +15,7 @@ pub mod config;
 pub mod datatype;
 pub mod info;
 mod name_clash;
+pub mod origin;
 pub mod server_options;
 pub mod size_limit;
 

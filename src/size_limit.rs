@@ -22,6 +22,7 @@ use std::ffi::c_int;
 use redis_module::{raw, Context};
 
 use crate::config;
+use crate::origin::flags;
 
 /// No size limit.
 pub const NONE: u64 = u64::MAX;
@@ -31,13 +32,6 @@ const LOADING: c_int =
 const REPLICATED: c_int = raw::REDISMODULE_CTX_FLAGS_REPLICATED as c_int;
 const READ_ONLY_REPLICA: c_int =
     (raw::REDISMODULE_CTX_FLAGS_SLAVE | raw::REDISMODULE_CTX_FLAGS_READONLY) as c_int;
-
-fn flags(ctx: *mut raw::RedisModuleCtx) -> c_int {
-    match unsafe { raw::RedisModule_GetContextFlags } {
-        Some(get) if !ctx.is_null() => unsafe { get(ctx) },
-        _ => 0,
-    }
-}
 
 /// The limit of a command running in `ctx`.
 pub fn for_command(ctx: &Context) -> u64 {

@@ -13,14 +13,11 @@ use crate::commands::key::{open_write, Key, Writing};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config;
+use crate::origin;
 
 /// Adds `items` at `at` (the server's clock if `None`) in order, creating the filter if
 /// `create`, up to the first one refused (a TIME window that cannot grow for its burst);
-/// emits the keyspace event and replicates what changed: a creation as its header, then the
-/// items added as `APBF.INSERTAT key <ms> items...` for a TIME window (the moment pinned) or
-/// as they came for a COUNT window (whose answers do not depend on time, and which never
-/// refuses). A refused add changes nothing, so the items after the last one added are not
-/// replicated: a replica never meets the refusal (its limit may differ).
+/// emits the keyspace event and replicates what changed ([`replicate_adds`]).
 fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Result<Added> {
     let key = open_write(call);
     // None for the server's own data (the primary's stream, the AOF): a replica takes every
@@ -32,8 +29,14 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
         None if create => (create_count(call, &key, call.size_limit())?, true),
         None => return Err(Error::NotFound),
     };
-    // A COUNT window's adds happen at moment 0 whatever the time: no clock to read.
-    let now = at.unwrap_or_else(|| if filter.timed() { now_ms() } else { 0 });
+    let timed = filter.timed();
+    let before = filter.clock_ms();
+    let now = match at {
+        Some(ms) => ms,
+        None if timed => moment(call, before),
+        // A COUNT window's adds happen at moment 0 whatever the time: no clock to read.
+        None => 0,
+    };
     // One item (APBF.ADD) needs no heap.
     let added = if let [item] = items {
         let one = filter.add_hash(WindowFilter::hash(item.as_slice()), now, limit);
@@ -47,18 +50,67 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
     if done > 0 {
         call.notify();
     }
+    // The window's clock stays where it was: the adds happened at it.
+    let kept_clock = at.is_some() || now <= before;
+    replicate_adds(
+        call,
+        &filter,
+        created,
+        kept_clock,
+        &items[..done],
+        items.len(),
+    );
+    Ok(added)
+}
+
+/// The moment an APBF.ADD / MADD on a TIME window happens at: the server's clock, except
+/// when the command replays the primary's (its stream, the AOF) and that clock has gone past
+/// the window's. The primary sends such an add as it came only when it did not move the
+/// window's clock ([`replicate_adds`]), so the window's clock is the primary's moment; the
+/// server's own clock is later by however long the add took to arrive.
+///
+/// The context's flags are asked for only when the clock has moved on: a burst's adds within
+/// one millisecond never pay for them.
+fn moment(call: &Call, window_clock: u64) -> u64 {
+    let now = now_ms();
+    if now > window_clock && origin::replays(call.ctx) {
+        window_clock
+    } else {
+        now
+    }
+}
+
+/// Replicates the adds of `added` (the items taken, of `asked` sent): nothing if none was
+/// taken; a creation as its header, then the items as `APBF.MADD`; a COUNT window's adds
+/// (whose answers do not depend on time, and which never refuses) as they came.
+///
+/// A TIME window's adds go as they came when every item was taken and the window's clock
+/// kept (`kept_clock`: an APBF.INSERTAT, whose moment is in its arguments, or an ADD / MADD
+/// at the window's clock, as a burst within one millisecond): a replica or a replay, whose
+/// window holds the same clock, takes them at that clock ([`moment`]). Otherwise (the clock
+/// moved, or an item was refused) as `APBF.INSERTAT key <ms> items...` with the items taken
+/// and the moment pinned: a replica never meets the refusal (its limit may differ).
+fn replicate_adds(
+    call: &Call,
+    filter: &WindowFilter,
+    created: bool,
+    kept_clock: bool,
+    added: &[Arg],
+    asked: usize,
+) {
     if filter.timed() {
-        if done > 0 {
-            replicate_insertat(call.ctx, call.key(), filter.clock_ms(), &items[..done]);
+        if added.len() == asked && kept_clock {
+            call.ctx.replicate_verbatim();
+        } else if !added.is_empty() {
+            replicate_insertat(call.ctx, call.key(), filter.clock_ms(), added);
         }
     } else if created {
         let mut args: Vec<&[u8]> = vec![call.key().as_slice()];
-        args.extend(items.iter().map(Arg::as_slice));
+        args.extend(added.iter().map(Arg::as_slice));
         call.ctx.replicate("APBF.MADD", args.as_slice());
     } else {
         call.ctx.replicate_verbatim();
     }
-    Ok(added)
 }
 
 /// Creates the missing key as a COUNT window with the `bf.apbf-*` defaults, and replicates

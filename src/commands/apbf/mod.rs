@@ -2,11 +2,15 @@
 //! group of commands, the clock and how writes are replicated.
 //!
 //! Time is the primary's: an add takes the server's clock (never earlier than the latest
-//! time the filter has seen), and a TIME window's adds are replicated as
-//! `APBF.INSERTAT key <ms> items...`, so a replica and an AOF replay apply them at the
-//! primary's moment. Lookups are reads: they ask at the local clock (or the filter's latest
-//! time, if later) without changing anything, so servers whose clocks agree answer alike, and
-//! a server loading an RDB an hour later forgets what expired meanwhile.
+//! time the filter has seen). A TIME window's add that moves the window's clock is
+//! replicated as `APBF.INSERTAT key <ms> items...`, so a replica and an AOF replay apply it
+//! at the primary's moment; one at the window's clock (a burst within one millisecond) goes
+//! as it came, and a replica or a replay takes it at the window's clock, which is the
+//! primary's (`add.rs`: only adds change a window's clock, and every one is replicated; the
+//! RDB value, DUMP and SCANDUMP header carry it exactly). Lookups are reads: they ask at the
+//! local clock (or the filter's latest time, if later) without changing anything, so servers
+//! whose clocks agree answer alike, and a server loading an RDB an hour later forgets what
+//! expired meanwhile.
 
 pub mod add;
 pub mod exists;

@@ -28,3 +28,4 @@ mod redisbloom_states;
 mod replication_faults;
 mod slot_migration;
 mod window_time;
+mod window_verbatim;

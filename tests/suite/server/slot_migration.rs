@@ -19,6 +19,11 @@
 //! - a target whose `bf.max-filter-bytes` is below a filter's size takes it all the same: the
 //!   import replays the source's own data, which no size limit holds (src/size_limit.rs),
 //!   while a client's RESTORE of that filter on the target is still refused;
+//! - a TIME window's adds sent as they came (they kept the window's clock on the source:
+//!   `window_verbatim`) and applied by the target after its own clock has passed the
+//!   window's are taken at the window's clock, as a replica takes them: the import client's
+//!   commands replay the source's writes (context flags REPLICATED or LOADING, as the
+//!   lower-limit test shows too), and the migrated window holds the source's bytes;
 //! - the module loads on every installed server and declares the option on Valkey 9 only.
 //!
 //! The migrations are held after the snapshot with `DEBUG SLOTMIGRATION PREVENT-PAUSE 1` on
@@ -27,6 +32,7 @@
 
 use rsbloom_test_support as common;
 
+use super::window_verbatim::{adds, held_adds, HELD_SENT};
 use common::cluster::{key_slot, Cluster, ClusterOpts};
 use common::faults::wait_until;
 use common::rdb::{self, dump_body};
@@ -866,5 +872,62 @@ fn target_with_a_lower_limit_takes_the_sources_filters() {
     assert!(
         err_of(&v).is_some(),
         "RESTORE over the limit answered {v:?}"
+    );
+}
+
+/// Adds to a TIME window sent while the target streams, as they came (they kept the window's
+/// clock on the source): the target applies them after its own clock has passed the
+/// window's, and takes them at the window's clock as a replica does (its import client
+/// replays the source's writes), so the migrated window holds the source's bytes.
+#[test]
+fn a_windows_adds_sent_as_they_came_reach_the_target_at_the_sources_moment() {
+    let cluster = valkey_cluster(&[]);
+    let plan = plan(&cluster);
+    let mut source = cluster.conn(plan.source);
+    let key = plan.key(0, "window");
+    expect_ok(
+        &mut source,
+        &["APBF.RESERVE", &key, "TIME", "0.01", "1000", "3600"],
+    );
+    let old: Vec<&[u8]> = [b"APBF.INSERTAT".as_slice(), key.as_bytes(), b"1000", b"old"].to_vec();
+    expect_ints(&mut source, &old, &[1]);
+
+    prevent_pause(&cluster, plan.source, true);
+    let name = start_migration(&cluster, &plan);
+    wait_state(&cluster, plan.source, &name, "waiting-to-pause");
+    wait_state(&cluster, plan.target, &name, "waiting-for-paused");
+    let mut target = cluster.conn(plan.target);
+    // A round counts when every add of it kept the window's clock (see window_verbatim);
+    // each of its four adds arrives as one command either way.
+    let mut counted = 0;
+    for round in 0..20 {
+        let before = adds(&mut target);
+        held_adds(&mut source, &key, round, 300);
+        let mut sent = before;
+        wait_until(
+            MIGRATION_TIMEOUT,
+            || {
+                sent = adds(&mut target).since(before);
+                sent.add + sent.madd + sent.insertat == 4
+            },
+            || format!("round {round} never reached the target"),
+        );
+        if sent == HELD_SENT {
+            counted += 1;
+            if counted == 3 {
+                break;
+            }
+        }
+    }
+    assert_eq!(counted, 3, "rounds whose adds all kept the window's clock");
+    let want = dumps(&mut source, std::slice::from_ref(&key));
+
+    prevent_pause(&cluster, plan.source, false);
+    wait_state(&cluster, plan.source, &name, "success");
+    wait_state(&cluster, plan.target, &name, "success");
+    assert_same_dumps(
+        "the window on the target",
+        &dumps(&mut target, std::slice::from_ref(&key)),
+        &want,
     );
 }
