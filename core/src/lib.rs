@@ -12,6 +12,7 @@ pub mod chunk_offset;
 pub mod cms;
 pub mod counting;
 pub mod cuckoo;
+pub mod double_text;
 pub mod dump;
 pub mod error;
 pub mod fields;

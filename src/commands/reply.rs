@@ -2,9 +2,11 @@
 //! the right shapes: booleans become integers in RESP2, maps become flat arrays.
 
 use std::ffi::{c_char, c_long, CString};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use redis_module::{raw, Context, ContextFlags};
 
+use rsbloom_core::double_text::{self, Style};
 use rsbloom_core::error::Error;
 
 #[derive(Debug)]
@@ -59,8 +61,63 @@ impl Reply {
     }
 }
 
-/// Sends the reply, consuming it (each arm drops only what its variant holds).
+/// The hosting server's RESP2 double format, set at load: 0 when unknown (the server writes
+/// the module's doubles), else a [`Style`] plus one.
+static DOUBLE_STYLE: AtomicU8 = AtomicU8::new(0);
+
+/// Called once at load with the server's format, if known.
+pub fn set_double_style(style: Option<Style>) {
+    let code = match style {
+        None => 0,
+        Some(Style::Printf17g) => 1,
+        Some(Style::D2string) => 2,
+    };
+    DOUBLE_STYLE.store(code, Ordering::Relaxed);
+}
+
+/// Writes doubles for one reply: as the server's own RESP2 bulk string where the module
+/// knows the server's format and the client speaks RESP2 (the server's formatting is most of
+/// a t-digest query's cost), else through the server. The protocol is asked once per reply,
+/// at its first double.
+struct Doubles<'a> {
+    ctx: &'a Context,
+    style: Option<Option<Style>>,
+}
+
+impl Doubles<'_> {
+    fn style(&mut self) -> Option<Style> {
+        let ctx = self.ctx;
+        *self.style.get_or_insert_with(|| {
+            let style = match DOUBLE_STYLE.load(Ordering::Relaxed) {
+                1 => Style::Printf17g,
+                2 => Style::D2string,
+                _ => return None,
+            };
+            (!resp3(ctx)).then_some(style)
+        })
+    }
+
+    fn send(&mut self, x: f64) {
+        match self.style() {
+            Some(style) => {
+                let mut text = [0u8; double_text::MAX_LEN];
+                let len = double_text::write(style, x, &mut text);
+                raw::reply_with_string_buffer(self.ctx.ctx, text.as_ptr().cast::<c_char>(), len);
+            }
+            None => {
+                unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(self.ctx.ctx, x) };
+            }
+        }
+    }
+}
+
+/// Sends the reply, consuming it.
 pub fn send(ctx: &Context, reply: Reply) {
+    send_with(ctx, reply, &mut Doubles { ctx, style: None });
+}
+
+/// Each arm drops only what its variant holds.
+fn send_with(ctx: &Context, reply: Reply, doubles: &mut Doubles) {
     match reply {
         Reply::Ok => simple(ctx, "OK"),
         Reply::Int(n) => {
@@ -72,9 +129,7 @@ pub fn send(ctx: &Context, reply: Reply) {
         Reply::Bulk(data) => {
             raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
         }
-        Reply::Double(x) => {
-            unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(ctx.ctx, x) };
-        }
+        Reply::Double(x) => doubles.send(x),
         Reply::Null => {
             raw::reply_with_null(ctx.ctx);
         }
@@ -86,7 +141,9 @@ pub fn send(ctx: &Context, reply: Reply) {
         }
         Reply::Array(items) => {
             raw::reply_with_array(ctx.ctx, items.len() as c_long);
-            items.into_iter().for_each(|item| send(ctx, item));
+            items
+                .into_iter()
+                .for_each(|item| send_with(ctx, item, doubles));
         }
         Reply::Bools(answers) => {
             raw::reply_with_array(ctx.ctx, answers.len() as c_long);
@@ -103,14 +160,14 @@ pub fn send(ctx: &Context, reply: Reply) {
         Reply::Doubles(values) => {
             raw::reply_with_array(ctx.ctx, values.len() as c_long);
             for x in values {
-                unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(ctx.ctx, x) };
+                doubles.send(x);
             }
         }
         Reply::Map(entries) => {
             raw::reply_with_map(ctx.ctx, entries.len() as c_long);
             for (name, value) in entries {
                 simple(ctx, name);
-                send(ctx, value);
+                send_with(ctx, value, doubles);
             }
         }
     }
