@@ -67,19 +67,9 @@ fn boundaries(w: Fp) -> (Fp, Fp) {
     (lower, upper)
 }
 
-/// Powers of ten from 10^19 down to 10^0.
-const TENS: [u64; 20] = {
-    let mut t = [1u64; 20];
-    let mut i = 19;
-    while i > 0 {
-        t[i - 1] = t[i] * 10;
-        i -= 1;
-    }
-    t
-};
-
-/// Room for the digits: Grisu2 generates at most 17 (the servers keep room for 18).
-const MAX_DIGITS: usize = 24;
+/// Room for the digits: Grisu2 generates at most 17 (the servers keep room for 18), and the
+/// layout copies them in blocks of 32.
+const DIGITS_ROOM: usize = 48;
 
 /// Walks the last digit down while that brings the number nearer the double (`rem` and `ulp`
 /// are distances from the upper boundary; `target` is the double's).
@@ -97,62 +87,107 @@ fn round_last(digits: &mut [u8], delta: u64, mut rem: u64, ulp: u64, target: u64
     }
 }
 
+/// 10^0 to 10^9.
+const TENS: [u32; 10] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+];
+
+/// How many decimal digits `n` has (at least one).
+fn decimal_digits(n: u32) -> usize {
+    TENS.iter().skip(1).take_while(|&&t| n >= t).count() + 1
+}
+
 /// The digits of the scaled upper boundary down to where they stay inside the interval,
 /// then rounded; returns how many, and adds the decimal exponent of the last one to `k`.
-fn generate(w: Fp, upper: Fp, lower: Fp, digits: &mut [u8; MAX_DIGITS], k: &mut i32) -> usize {
+fn generate(w: Fp, upper: Fp, lower: Fp, digits: &mut [u8; DIGITS_ROOM], k: &mut i32) -> usize {
     let to_double = upper.frac - w.frac;
     let mut delta = upper.frac - lower.frac;
+    // The cached power put the exponent in [-60, -32]: the integral part is below 2^32 and
+    // at least 8, so it has a first digit, and no digit follows the point before it.
     let shift = (-upper.exp) as u32;
     let one = 1u64 << shift;
-    let mut integral = upper.frac >> shift;
+    let mut integral = (upper.frac >> shift) as u32;
     let mut fraction = upper.frac & (one - 1);
     let mut n = 0;
-    let mut kappa = 10;
-    // The integral part, 10^9 down to 10^0.
-    for &div in &TENS[10..] {
+    // The servers walk from 10^9 down and write nothing for leading zeros; their check
+    // cannot stop the walk there (what is left is the whole boundary, far above delta), so
+    // the walk starts at the first digit.
+    let mut kappa = decimal_digits(integral);
+    while kappa > 0 {
+        kappa -= 1;
+        let div = TENS[kappa];
         let digit = integral / div;
-        if digit != 0 || n != 0 {
-            digits[n] = b'0' + digit as u8;
-            n += 1;
-        }
+        digits[n] = b'0' + digit as u8;
+        n += 1;
         integral -= digit * div;
-        kappa -= 1;
-        let rem = (integral << shift) + fraction;
+        let rem = ((integral as u64) << shift) + fraction;
         if rem <= delta {
-            *k += kappa;
-            round_last(&mut digits[..n], delta, rem, div << shift, to_double);
-            return n;
-        }
-    }
-    // The fraction, one decimal at a time; `unit` scales the distance to the double alike.
-    let mut unit = 18;
-    loop {
-        fraction = fraction.wrapping_mul(10);
-        delta = delta.wrapping_mul(10);
-        kappa -= 1;
-        let digit = fraction >> shift;
-        if digit != 0 || n != 0 {
-            digits[n] = b'0' + digit as u8;
-            n += 1;
-        }
-        fraction &= one - 1;
-        if fraction < delta {
-            *k += kappa;
+            *k += kappa as i32;
             round_last(
                 &mut digits[..n],
                 delta,
-                fraction,
-                one,
-                to_double.wrapping_mul(TENS[unit]),
+                rem,
+                (div as u64) << shift,
+                to_double,
             );
             return n;
         }
-        unit -= 1;
+    }
+    // The fraction, one decimal at a time as the servers go, but two at once while the
+    // second cannot stop the walk: what is left after two digits is at most ten times what
+    // is left after one, so a walk that goes on after the second went on after the first.
+    // `scale` is 10^(digits after the point), by which the distance to the double is scaled
+    // alike. Before each step delta is below `one` (else the walk would have stopped), so
+    // it times 10 fits in 64 bits as the servers keep it.
+    let mut scale = 1u64;
+    loop {
+        let hundred = fraction as u128 * 100;
+        let rest = hundred as u64 & (one - 1);
+        if rest as u128 >= delta as u128 * 100 {
+            let pair = (hundred >> shift) as u8;
+            digits[n] = b'0' + pair / 10;
+            digits[n + 1] = b'0' + pair % 10;
+            n += 2;
+            *k -= 2;
+            fraction = rest;
+            delta *= 100;
+            scale = scale.wrapping_mul(100);
+            continue;
+        }
+        loop {
+            fraction *= 10;
+            delta *= 10;
+            scale = scale.wrapping_mul(10);
+            *k -= 1;
+            digits[n] = b'0' + (fraction >> shift) as u8;
+            n += 1;
+            fraction &= one - 1;
+            if fraction < delta {
+                let target = to_double.wrapping_mul(scale);
+                round_last(&mut digits[..n], delta, fraction, one, target);
+                return n;
+            }
+        }
     }
 }
 
 /// The Grisu2 digits of a finite non-zero `x` and the decimal exponent of the last one.
-fn digits_of(x: f64, digits: &mut [u8; MAX_DIGITS]) -> (usize, i32) {
+fn digits_of(x: f64, digits: &mut [u8; DIGITS_ROOM]) -> (usize, i32) {
+    digits_with(x, digits, generate)
+}
+
+type Generate = fn(Fp, Fp, Fp, &mut [u8; DIGITS_ROOM], &mut i32) -> usize;
+
+fn digits_with(x: f64, digits: &mut [u8; DIGITS_ROOM], generate: Generate) -> (usize, i32) {
     let w = Fp::of(x);
     let (lower, upper) = boundaries(w);
     let (power, power_exp) = cached_power(upper.exp);
@@ -166,55 +201,65 @@ fn digits_of(x: f64, digits: &mut [u8; MAX_DIGITS]) -> (usize, i32) {
     (n, k)
 }
 
-/// Writes `x` (finite, not zero) as `fpconv_dtoa` does; returns the length (at most 26).
-pub(super) fn write(x: f64, out: &mut [u8]) -> usize {
-    let mut digits = [0u8; MAX_DIGITS];
-    let (n, k) = digits_of(x, &mut digits);
-    let negative = x.is_sign_negative();
-    let mut at = 0;
-    if negative {
-        out[0] = b'-';
-        at = 1;
-    }
-    at + lay_out(&digits[..n], k, negative, &mut out[at..])
+/// Writes `x` (finite, not zero) as `fpconv_dtoa` does; returns the length (at most 25).
+/// `out` must hold 64 bytes: the digits are copied in fixed blocks of 32.
+pub(super) fn write(x: f64, out: &mut [u8; 64]) -> usize {
+    write_with(x, out, digits_of)
 }
 
-/// The layout of `digits` x 10^k (the sign written already).
-fn lay_out(digits: &[u8], k: i32, negative: bool, out: &mut [u8]) -> usize {
-    let n = digits.len() as i32;
-    let exp = (k + n - 1).abs();
-    if k >= 0 && exp < n + 7 {
-        // A plain integer: the digits, then k zeros.
-        out[..digits.len()].copy_from_slice(digits);
-        out[digits.len()..digits.len() + k as usize].fill(b'0');
-        return digits.len() + k as usize;
+fn write_with(
+    x: f64,
+    out: &mut [u8; 64],
+    digits_of: fn(f64, &mut [u8; DIGITS_ROOM]) -> (usize, i32),
+) -> usize {
+    let mut digits = [0u8; DIGITS_ROOM];
+    let (n, k) = digits_of(x, &mut digits);
+    let negative = x.is_sign_negative();
+    out[0] = b'-';
+    let at = negative as usize;
+    at + lay_out(&digits, n, k, negative, &mut out[at..at + 60])
+}
+
+/// Copies 32 digits from `from` to `out` at `to` (those past the last are never shown).
+fn block(out: &mut [u8], to: usize, digits: &[u8; DIGITS_ROOM], from: usize) {
+    out[to..to + 32].copy_from_slice(&digits[from..from + 32]);
+}
+
+/// The layout of the `n` digits x 10^k (the sign written already).
+fn lay_out(digits: &[u8; DIGITS_ROOM], n: usize, k: i32, negative: bool, out: &mut [u8]) -> usize {
+    let exp = (k + n as i32 - 1).abs();
+    if k >= 0 && exp < n as i32 + 7 {
+        // A plain integer: the digits, then k (below 8) zeros.
+        block(out, 0, digits, 0);
+        out[n..n + 8].fill(b'0');
+        return n + k as usize;
     }
     if k < 0 && (k > -7 || exp < 4) {
-        let int_len = n + k;
+        let int_len = n as i32 + k;
         if int_len <= 0 {
-            // Below 1: "0." and zeros before the digits.
+            // Below 1: "0." and (at most 5) zeros before the digits.
             let zeros = (-int_len) as usize;
-            out[..2].copy_from_slice(b"0.");
-            out[2..2 + zeros].fill(b'0');
-            out[2 + zeros..2 + zeros + digits.len()].copy_from_slice(digits);
-            return 2 + zeros + digits.len();
+            out[0] = b'0';
+            out[1] = b'.';
+            out[2..10].fill(b'0');
+            block(out, 2 + zeros, digits, 0);
+            return 2 + zeros + n;
         }
         let int_len = int_len as usize;
-        out[..int_len].copy_from_slice(&digits[..int_len]);
+        block(out, 0, digits, 0);
         out[int_len] = b'.';
-        out[int_len + 1..=digits.len()].copy_from_slice(&digits[int_len..]);
-        return digits.len() + 1;
+        block(out, int_len + 1, digits, int_len);
+        return n + 1;
     }
     // Scientific: at most 18 digits (17 after a minus sign); the exponent's sign is taken
     // from the kept digits, its value from all of them, as the servers do.
-    let kept = digits.len().min(18 - negative as usize);
-    let mut at = 0;
-    out[at] = digits[0];
-    at += 1;
+    let kept = n.min(18 - negative as usize);
+    out[0] = digits[0];
+    let mut at = 1;
     if kept > 1 {
-        out[at] = b'.';
-        out[at + 1..at + kept].copy_from_slice(&digits[1..kept]);
-        at += kept;
+        out[1] = b'.';
+        block(out, 2, digits, 1);
+        at = kept + 1;
     }
     out[at] = b'e';
     out[at + 1] = if k + kept as i32 - 1 < 0 { b'-' } else { b'+' };
@@ -231,4 +276,59 @@ fn lay_out(digits: &[u8], k: i32, negative: bool, out: &mut [u8]) -> usize {
     }
     out[at] = b'0' + (exp % 10) as u8;
     at + 1
+}
+
+/// The digit walk written plainly, one digit per step from 10^9 down as the servers walk,
+/// for the tests to hold the shortcuts of [`generate`] against.
+#[cfg(test)]
+pub(super) fn write_plain(x: f64, out: &mut [u8; 64]) -> usize {
+    fn generate_plain(
+        w: Fp,
+        upper: Fp,
+        lower: Fp,
+        digits: &mut [u8; DIGITS_ROOM],
+        k: &mut i32,
+    ) -> usize {
+        let to_double = upper.frac - w.frac;
+        let mut delta = upper.frac - lower.frac;
+        let shift = (-upper.exp) as u32;
+        let one = 1u64 << shift;
+        let mut integral = upper.frac >> shift;
+        let mut fraction = upper.frac & (one - 1);
+        let mut n = 0;
+        for kappa in (0..10).rev() {
+            let div = 10u64.pow(kappa);
+            let digit = integral / div;
+            if digit != 0 || n != 0 {
+                digits[n] = b'0' + digit as u8;
+                n += 1;
+            }
+            integral -= digit * div;
+            let rem = (integral << shift) + fraction;
+            if rem <= delta {
+                *k += kappa as i32;
+                round_last(&mut digits[..n], delta, rem, div << shift, to_double);
+                return n;
+            }
+        }
+        let mut places = 0;
+        loop {
+            fraction = fraction.wrapping_mul(10);
+            delta = delta.wrapping_mul(10);
+            places += 1;
+            let digit = fraction >> shift;
+            if digit != 0 || n != 0 {
+                digits[n] = b'0' + digit as u8;
+                n += 1;
+            }
+            fraction &= one - 1;
+            if fraction < delta {
+                *k -= places;
+                let target = to_double.wrapping_mul(10u64.wrapping_pow(places as u32));
+                round_last(&mut digits[..n], delta, fraction, one, target);
+                return n;
+            }
+        }
+    }
+    write_with(x, out, |x, digits| digits_with(x, digits, generate_plain))
 }

@@ -15,8 +15,9 @@ mod tests;
 
 use std::fmt::Write;
 
-/// Room for any double's text in either style (the longest is 25 bytes).
-pub const MAX_LEN: usize = 32;
+/// Room for any double's text in either style: the longest is 25 bytes, the room beyond
+/// lets the writer copy digits in fixed-size blocks.
+pub const MAX_LEN: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {

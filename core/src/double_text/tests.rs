@@ -108,22 +108,137 @@ fn cached_powers_are_the_exact_powers_of_ten_rounded() {
     assert_eq!(decimal_exponent(POWERS.len() - 1), 340);
 }
 
+/// `(double, d2string's text, %.17g's text)`, the texts as Redis 8.2.3 and Valkey 9.1.2
+/// (d2string), and Redis 7.0.15 (%.17g) answered ZSCORE for these scores.
+const KNOWN: &[(f64, &str, &str)] = &[
+    // Grisu2's digits where they are not the shortest (7.980298641382704e-261 reads back).
+    (
+        7.980298641382704e-261,
+        "7.9802986413827035e-261",
+        "7.9802986413827035e-261",
+    ),
+    (
+        4.495348747235019e266,
+        "4.4953487472350193e+266",
+        "4.4953487472350193e+266",
+    ),
+    (
+        1.8807883153007e-199,
+        "1.8807883153007001e-199",
+        "1.8807883153007001e-199",
+    ),
+    (1e21, "1e+21", "1e+21"),
+    (1e22, "1e+22", "1e+22"),
+    (1e-7, "1e-7", "9.9999999999999995e-08"),
+    (1e-6, "0.000001", "9.9999999999999995e-07"),
+    (1e-5, "0.00001", "1.0000000000000001e-05"),
+    (1e-4, "0.0001", "0.0001"),
+    (
+        1.2345678901234568e20,
+        "123456789012345680000",
+        "1.2345678901234568e+20",
+    ),
+    (
+        9223372036854775808.0,
+        "9223372036854776000",
+        "9.2233720368547758e+18",
+    ),
+    (
+        -9223372036854775808.0,
+        "-9223372036854776000",
+        "-9.2233720368547758e+18",
+    ),
+    // 2^62, the last integer written as one, and the double after it.
+    (
+        4611686018427387904.0,
+        "4611686018427387904",
+        "4.6116860184273879e+18",
+    ),
+    (
+        4611686018427388928.0,
+        "4611686018427389000",
+        "4.6116860184273889e+18",
+    ),
+    (5e-324, "5e-324", "4.9406564584124654e-324"),
+    (
+        2.2250738585072014e-308,
+        "2.2250738585072014e-308",
+        "2.2250738585072014e-308",
+    ),
+    (
+        f64::MAX,
+        "1.7976931348623157e+308",
+        "1.7976931348623157e+308",
+    ),
+    (0.1, "0.1", "0.10000000000000001"),
+    (
+        0.30000000000000004,
+        "0.30000000000000004",
+        "0.30000000000000004",
+    ),
+    (100.5, "100.5", "100.5"),
+    (-1.5e-10, "-1.5e-10", "-1.5e-10"),
+    (1e100, "1e+100", "1e+100"),
+    (
+        1.2345678901234567e23,
+        "123456789012345670000000",
+        "1.2345678901234567e+23",
+    ),
+    (
+        1.2345678901234567e24,
+        "1.2345678901234568e+24",
+        "1.2345678901234568e+24",
+    ),
+    (123.456, "123.456", "123.456"),
+    (-0.0, "-0", "-0"),
+    (0.0, "0", "0"),
+    (f64::INFINITY, "inf", "inf"),
+    (f64::NEG_INFINITY, "-inf", "-inf"),
+];
+
+#[test]
+fn known_texts() {
+    for &(x, d2string, printf) in KNOWN {
+        assert_eq!(text(Style::D2string, x), d2string, "{x:e}");
+        assert_eq!(text(Style::Printf17g, x), printf, "{x:e}");
+    }
+}
+
 #[test]
 fn d2string_special_values() {
     for (x, want) in [
         (f64::NAN, "nan"),
         (-f64::NAN, "nan"),
-        (f64::INFINITY, "inf"),
-        (f64::NEG_INFINITY, "-inf"),
-        (0.0, "0"),
-        (-0.0, "-0"),
         (1.0, "1"),
         (-1.0, "-1"),
-        (4611686018427387904.0, "4611686018427387904"),
         (-4611686018427387904.0, "-4611686018427387904"),
         (9007199254740993.0, "9007199254740992"),
     ] {
         assert_eq!(text(Style::D2string, x), want, "{x:e}");
+    }
+}
+
+/// The digit walk's shortcuts (the first digit found at once, two fraction digits a step)
+/// give what the plain walk gives.
+#[test]
+fn grisu_shortcuts_match_the_plain_walk() {
+    let mut rng = Rng::new(0x0057_0a1c);
+    let mut cases: Vec<f64> = (-1074..1024).map(|e| 2f64.powi(e)).collect();
+    for _ in 0..3_000_000 {
+        cases.push(f64::from_bits(rng.next_u64()));
+    }
+    for _ in 0..300_000 {
+        cases.push(f64::from_bits(rng.below(1 << 52)));
+        cases.push(rng.below(100_000_000) as f64 / 1000.0);
+    }
+    for x in cases {
+        if !x.is_finite() || x == 0.0 {
+            continue;
+        }
+        let (mut fast, mut plain) = ([0u8; 64], [0u8; 64]);
+        let n = super::grisu::write(x, &mut fast);
+        let m = super::grisu::write_plain(x, &mut plain);
+        assert_eq!(fast[..n], plain[..m], "{x:e}");
     }
 }
 
