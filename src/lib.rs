@@ -47,6 +47,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     name_clash::reached_init();
     let server = server_options::Server::of(ctx);
     server_options::declare_options(ctx, server);
+    commands::reply::set_double_style(server_options::double_style(server));
     let texts: Option<Vec<&str>> = args.iter().map(|a| a.try_as_str().ok()).collect();
     let result = texts
         .ok_or_else(|| "load arguments must be UTF-8".to_string())

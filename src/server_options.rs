@@ -8,6 +8,7 @@
 use std::ffi::c_int;
 
 use redis_module::{raw, Context, ModuleOptions};
+use rsbloom_core::double_text::Style;
 
 /// Valkey's `VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION` (valkeymodule.h, Valkey 9.0).
 /// Without it, Valkey 9 refuses `CLUSTER MIGRATESLOTS` for every slot of the cluster while
@@ -70,6 +71,22 @@ impl Server {
     }
 }
 
+/// How the server writes a double on RESP2 (`addReplyDouble`'s bulk string), where that is
+/// known: Redis 7.0 (`%.17g`), Redis 7.2 to 8.2 and Valkey 8.0 to 9.1 (`d2string`). Read in
+/// the sources of Redis 7.0.15, 7.2, 7.4.1 and Valkey 8.0.1, and checked byte for byte against
+/// Redis 7.0.15, 7.4.1, 8.2.3 and Valkey 8.1.8, 9.1.2 by `tests/suite/server/double_replies.rs`.
+/// On any other server (`None`) the module's doubles go through `RedisModule_ReplyWithDouble`.
+pub fn double_style(server: Server) -> Option<Style> {
+    match (server.valkey, server.redis) {
+        (Some(v), _) => ((8, 0, 0)..(9, 2, 0))
+            .contains(&v)
+            .then_some(Style::D2string),
+        (None, Some(r)) if ((7, 0, 0)..(7, 1, 0)).contains(&r) => Some(Style::Printf17g),
+        (None, Some(r)) if ((7, 2, 0)..(8, 3, 0)).contains(&r) => Some(Style::D2string),
+        _ => None,
+    }
+}
+
 /// Whether a server of this Valkey version (`None`: Redis) gives
 /// [`HANDLE_ATOMIC_SLOT_MIGRATION`] its meaning.
 pub fn has_atomic_slot_migration(valkey: Option<(u32, u32, u32)>) -> bool {
@@ -117,6 +134,30 @@ mod tests {
         assert!(has_atomic_slot_migration(Some((9, 0, 0))));
         assert!(has_atomic_slot_migration(Some((9, 1, 2))));
         assert!(has_atomic_slot_migration(Some((10, 0, 0))));
+    }
+
+    #[test]
+    fn double_styles_of_the_known_servers_only() {
+        let server = |redis, valkey| Server { redis, valkey };
+        let style = |redis, valkey| double_style(server(redis, valkey));
+        assert_eq!(style(Some((7, 0, 15)), None), Some(Style::Printf17g));
+        assert_eq!(style(Some((7, 2, 0)), None), Some(Style::D2string));
+        assert_eq!(style(Some((7, 4, 1)), None), Some(Style::D2string));
+        assert_eq!(style(Some((8, 2, 3)), None), Some(Style::D2string));
+        assert_eq!(
+            style(Some((7, 2, 4)), Some((8, 1, 8))),
+            Some(Style::D2string)
+        );
+        assert_eq!(
+            style(Some((7, 2, 4)), Some((9, 1, 2))),
+            Some(Style::D2string)
+        );
+        assert_eq!(style(Some((6, 2, 14)), None), None);
+        assert_eq!(style(Some((7, 1, 0)), None), None);
+        assert_eq!(style(Some((8, 4, 0)), None), None);
+        assert_eq!(style(Some((7, 2, 4)), Some((7, 2, 11))), None);
+        assert_eq!(style(Some((7, 2, 4)), Some((9, 2, 0))), None);
+        assert_eq!(style(None, None), None);
     }
 
     #[test]

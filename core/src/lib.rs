@@ -13,6 +13,7 @@ pub mod cms;
 pub mod counting;
 pub mod cuckoo;
 pub mod decimal;
+pub mod double_text;
 pub mod dump;
 pub mod error;
 pub mod fields;

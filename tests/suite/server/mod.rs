@@ -16,6 +16,7 @@ mod acl;
 mod aof_restore;
 mod cluster;
 mod command_docs;
+mod double_replies;
 mod durability;
 mod info;
 mod name_clash;
