@@ -2,7 +2,7 @@
 //! the right shapes: booleans become integers in RESP2, maps become flat arrays.
 
 use std::ffi::{c_char, c_long, CString};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 use redis_module::{raw, Context, ContextFlags};
 
@@ -35,6 +35,11 @@ pub enum Reply {
     Map(Vec<(&'static str, Reply)>),
 }
 
+/// A bulk string.
+fn bulk(ctx: &Context, data: &[u8]) {
+    raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
+}
+
 fn simple(ctx: &Context, text: &str) {
     let text = CString::new(text).unwrap_or_default();
     raw::reply_with_simple_string(ctx.ctx, text.as_ptr());
@@ -64,18 +69,16 @@ impl Reply {
     }
 }
 
-/// The hosting server's RESP2 double format, set at load: 0 when unknown (the server writes
-/// the module's doubles), else a [`Style`] plus one.
-static DOUBLE_STYLE: AtomicU8 = AtomicU8::new(0);
+/// The hosting server's RESP2 double format, set at load when known (unset: the server
+/// writes the module's doubles).
+static DOUBLE_STYLE: OnceLock<Style> = OnceLock::new();
 
 /// Called once at load with the server's format, if known.
 pub fn set_double_style(style: Option<Style>) {
-    let code = match style {
-        None => 0,
-        Some(Style::Printf17g) => 1,
-        Some(Style::D2string) => 2,
-    };
-    DOUBLE_STYLE.store(code, Ordering::Relaxed);
+    if let Some(style) = style {
+        // A second load in the same process runs on the same server: the same style.
+        let _ = DOUBLE_STYLE.set(style);
+    }
 }
 
 /// Writes doubles for one reply: as the server's own RESP2 bulk string where the module
@@ -95,9 +98,9 @@ impl Doubles<'_> {
         if let Some(known) = self.style {
             return known;
         }
-        let style = match DOUBLE_STYLE.load(Ordering::Relaxed) {
-            1 => Style::Printf17g,
-            2 if count >= 2 => Style::D2string,
+        let style = match DOUBLE_STYLE.get() {
+            Some(Style::Printf17g) => Style::Printf17g,
+            Some(Style::D2string) if count >= 2 => Style::D2string,
             _ => return None,
         };
         let known = (!resp3(self.ctx)).then_some(style);
@@ -110,7 +113,7 @@ impl Doubles<'_> {
             Some(style) => {
                 let mut text = [0u8; double_text::MAX_LEN];
                 let len = double_text::write(style, x, &mut text);
-                raw::reply_with_string_buffer(self.ctx.ctx, text.as_ptr().cast::<c_char>(), len);
+                bulk(self.ctx, &text[..len]);
             }
             None => {
                 unsafe { raw::RedisModule_ReplyWithDouble.unwrap()(self.ctx.ctx, x) };
@@ -134,9 +137,7 @@ fn send_with(ctx: &Context, reply: Reply, doubles: &mut Doubles) {
         Reply::Bool(b) => {
             raw::reply_with_bool(ctx.ctx, b as i32);
         }
-        Reply::Bulk(data) => {
-            raw::reply_with_string_buffer(ctx.ctx, data.as_ptr().cast::<c_char>(), data.len());
-        }
+        Reply::Bulk(data) => bulk(ctx, &data),
         Reply::Double(x) => {
             let style = doubles.style(1);
             doubles.send(x, style);
@@ -160,13 +161,11 @@ fn send_with(ctx: &Context, reply: Reply, doubles: &mut Doubles) {
             raw::reply_with_array(ctx.ctx, items.len() as c_long);
             for item in items {
                 match item {
-                    Some(data) => raw::reply_with_string_buffer(
-                        ctx.ctx,
-                        data.as_ptr().cast::<c_char>(),
-                        data.len(),
-                    ),
-                    None => raw::reply_with_null(ctx.ctx),
-                };
+                    Some(data) => bulk(ctx, &data),
+                    None => {
+                        raw::reply_with_null(ctx.ctx);
+                    }
+                }
             }
         }
         Reply::Bools(answers) => {

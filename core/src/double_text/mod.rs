@@ -15,6 +15,8 @@ mod tests;
 
 use std::fmt::Write;
 
+use crate::decimal;
+
 /// Room for any double's text in either style: the longest is 25 bytes, the room beyond
 /// lets the writer copy digits in fixed-size blocks.
 pub const MAX_LEN: usize = 64;
@@ -61,23 +63,15 @@ fn d2string(x: f64, out: &mut [u8; MAX_LEN]) -> usize {
 
 /// An integer in decimal.
 fn integer(n: i64, out: &mut [u8]) -> usize {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     let mut len = 0;
     if n < 0 {
         out[0] = b'-';
         len = 1;
     }
-    len + put(&digits[at..], &mut out[len..])
+    len + put(
+        decimal::digits(n.unsigned_abs(), &mut [0; 20]),
+        &mut out[len..],
+    )
 }
 
 /// `fmt::Write` into a fixed buffer.

@@ -22,6 +22,7 @@ pub mod scandump;
 use std::ffi::c_char;
 
 use redis_module::{raw, Context};
+use rsbloom_core::decimal;
 use rsbloom_core::window::codec::encode_header;
 use rsbloom_core::window::WindowFilter;
 
@@ -52,7 +53,7 @@ pub fn replicate_insertat(ctx: &Context, key: &Arg, ms: u64, items: &[Arg]) {
         return;
     };
     let mut buf = [0u8; 20];
-    let digits = decimal(ms.min(i64::MAX as u64), &mut buf);
+    let digits = decimal::digits(ms.min(i64::MAX as u64), &mut buf);
     // SAFETY: "sbs" is a string, a buffer with its length and a string; "sbv" a string, a
     // buffer with its length and a vector of `items.len()` strings, as given; `Arg` is a
     // transparent `RedisModuleString` pointer, valid for the whole command; the server copies
@@ -79,31 +80,6 @@ pub fn replicate_insertat(ctx: &Context, key: &Arg, ms: u64, items: &[Arg]) {
                 items.as_ptr().cast::<*mut raw::RedisModuleString>(),
                 items.len(),
             );
-        }
-    }
-}
-
-/// `n` in decimal digits, written at the end of `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[at..];
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decimal;
-
-    #[test]
-    fn decimal_writes_every_digit() {
-        for n in [0, 7, 10, 1_700_000_000_123, i64::MAX as u64, u64::MAX] {
-            assert_eq!(decimal(n, &mut [0; 20]), n.to_string().as_bytes());
         }
     }
 }

@@ -155,12 +155,7 @@ fn aof(preamble: bool) {
     let mut keys = build(&mut c);
     let pre = if preamble { "yes" } else { "no" };
     expect_ok(&mut c, &["CONFIG", "SET", "bf.chunk-bytes", "64"]);
-    // Each write reaches the file before its reply: with everysec a busy machine's pending
-    // fsync may hold the write back for up to two seconds, and the file is read below.
-    expect_ok(&mut c, &["CONFIG", "SET", "appendfsync", "always"]);
-    expect_ok(&mut c, &["CONFIG", "SET", "aof-use-rdb-preamble", pre]);
-    expect_ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_aof_rewrite(&mut c);
+    aof_always(&mut c, preamble);
     let v = raw(&mut c, &["BGREWRITEAOF"]);
     assert!(err_of(&v).is_none(), "BGREWRITEAOF answered {v:?}");
     wait_for_aof_rewrite(&mut c);

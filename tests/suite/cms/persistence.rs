@@ -170,12 +170,7 @@ fn aof_rewrite_and_replay() {
         let mut s = Server::start();
         let mut c = s.conn();
         build(&mut c);
-        expect_ok(&mut c, &["CONFIG", "SET", "aof-use-rdb-preamble", preamble]);
-        // Each write reaches the file before its reply: with everysec a busy machine's pending
-        // fsync may hold the write back for up to two seconds, and the file is read below.
-        expect_ok(&mut c, &["CONFIG", "SET", "appendfsync", "always"]);
-        expect_ok(&mut c, &["CONFIG", "SET", "appendonly", "yes"]);
-        wait_for_aof_rewrite(&mut c);
+        aof_always(&mut c, preamble == "yes");
         if preamble == "no" {
             let (base, bytes) = s.aof_base();
             let commands =

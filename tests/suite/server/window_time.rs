@@ -28,12 +28,7 @@ fn mexists(c: &mut Connection, key: &str, items: &[Vec<u8>]) -> Vec<i64> {
 fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     let mut primary = Server::start();
     let mut p = primary.conn();
-    // Each write reaches the file before its reply: with everysec a busy machine's pending
-    // fsync may hold the write back for up to two seconds, and the file is read below.
-    expect_ok(&mut p, &["CONFIG", "SET", "appendfsync", "always"]);
-    expect_ok(&mut p, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
-    expect_ok(&mut p, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_aof_rewrite(&mut p);
+    aof_always(&mut p, false);
     let replica = primary.start_replica();
     let mut r = replica.conn();
 

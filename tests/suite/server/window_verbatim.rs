@@ -100,10 +100,7 @@ const MADD_SCRIPT: &str = "return redis.call('APBF.MADD', KEYS[1], ARGV[1], ARGV
 fn adds_at_the_windows_clock_travel_as_sent() {
     let mut primary = Server::start();
     let mut p = primary.conn();
-    expect_ok(&mut p, &["CONFIG", "SET", "appendfsync", "always"]);
-    expect_ok(&mut p, &["CONFIG", "SET", "aof-use-rdb-preamble", "no"]);
-    expect_ok(&mut p, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_aof_rewrite(&mut p);
+    aof_always(&mut p, false);
     let replica = primary.start_replica();
     let mut r = replica.conn();
 
@@ -294,9 +291,7 @@ pub const HELD_SENT: Adds = Adds {
 fn replicas_and_replays_take_adds_sent_as_they_came_at_the_windows_clock() {
     let mut primary = Server::start();
     let mut p = primary.conn();
-    expect_ok(&mut p, &["CONFIG", "SET", "appendfsync", "always"]);
-    expect_ok(&mut p, &["CONFIG", "SET", "appendonly", "yes"]);
-    wait_for_aof_rewrite(&mut p);
+    aof_always(&mut p, true);
     let replica = primary.start_replica();
     let mut r = replica.conn();
     expect_ok(

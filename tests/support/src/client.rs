@@ -304,6 +304,17 @@ pub fn raw_pipeline(con: &mut Connection, cmds: Vec<Cmd>) -> redis::RedisResult<
     con.req_packed_commands(&pipe.get_packed_pipeline(), 0, n)
 }
 
+/// Switches the AOF on, with or without the RDB preamble, and waits for its first rewrite.
+/// Each write reaches the file before its reply (`appendfsync always`): with everysec a busy
+/// machine's pending fsync may hold a write back for up to two seconds, and tests read the file.
+pub fn aof_always(con: &mut Connection, preamble: bool) {
+    let preamble = if preamble { "yes" } else { "no" };
+    expect_ok(con, &["CONFIG", "SET", "appendfsync", "always"]);
+    expect_ok(con, &["CONFIG", "SET", "aof-use-rdb-preamble", preamble]);
+    expect_ok(con, &["CONFIG", "SET", "appendonly", "yes"]);
+    wait_for_aof_rewrite(con);
+}
+
 /// Wait (up to 60 s) until no AOF rewrite runs or is scheduled; asserts the last one succeeded.
 pub fn wait_for_aof_rewrite(con: &mut Connection) {
     wait_for_aof_rewrite_within(con, std::time::Duration::from_secs(60));
