@@ -112,6 +112,30 @@ pub enum Error {
     /// A LOADCHUNK data chunk that does not fit the filter.
     CfCannotLoadChunk,
 
+    // Shards of a logical filter (rsbloom's own, docs/sharding.md).
+    /// An item whose slot is outside the shard's slots: nothing was read or written.
+    WrongShard {
+        slot: u16,
+        owner: u32,
+        index: u32,
+        count: u32,
+    },
+    /// A shard created under a key whose own slot is outside the shard's slots.
+    ShardKeySlot {
+        slot: u16,
+        index: u32,
+        first: u16,
+        last: u16,
+    },
+    /// SHARD's count not an integer in [1, 16384].
+    ShardCountRange,
+    /// SHARD's index not an integer below its count.
+    ShardIndexRange,
+    /// SHARD's name empty or longer than the most a shard records.
+    ShardNameLength,
+    /// A shard option on a command or a filter format that cannot carry it.
+    ShardUnsupported(&'static str),
+
     // Count-Min Sketch (CMS.*), RedisBloom 8's texts (8.12's for cell sizes and
     // decrements), none with an error code.
     /// CMS.INITBYDIM / CMS.INITBYPROB on a key that exists, of any type.
@@ -325,6 +349,34 @@ impl fmt::Display for Error {
             Error::CfInvalidHeader => f.write_str("Invalid header"),
             Error::CfCannotCreate => f.write_str("Couldn't create filter!"),
             Error::CfCannotLoadChunk => f.write_str("Couldn't load chunk!"),
+            // Shards: rsbloom's own texts.
+            Error::WrongShard {
+                slot,
+                owner,
+                index,
+                count,
+            } => write!(
+                f,
+                "ERR wrong shard: the item's slot {slot} belongs to shard {owner} of {count}, \
+                 not shard {index}"
+            ),
+            Error::ShardKeySlot {
+                slot,
+                index,
+                first,
+                last,
+            } => write!(
+                f,
+                "ERR the key's slot {slot} is outside shard {index}'s slots {first}-{last}"
+            ),
+            Error::ShardCountRange => {
+                f.write_str("ERR SHARD count must be in the range [1, 16384]")
+            }
+            Error::ShardIndexRange => {
+                f.write_str("ERR SHARD index must be in the range [0, count - 1]")
+            }
+            Error::ShardNameLength => f.write_str("ERR SHARD name must be 1 to 65536 bytes long"),
+            Error::ShardUnsupported(what) => write!(f, "ERR {what}"),
             // Count-Min Sketch: RedisBloom 8's texts, without an error code.
             Error::CmsKeyExists => f.write_str("CMS: key already exists"),
             Error::CmsKeyNotFound => f.write_str("CMS: key does not exist"),

@@ -8,6 +8,7 @@ mod vectors {
     mod cuckoo;
     mod guava;
     mod redisbloom;
+    mod sharding;
     mod tdigest;
     mod topk;
 }
