@@ -325,7 +325,9 @@ class ShardedBloom(_Sharded):
     def madd(self, items: Iterable[Any]) -> List[bool]:
         """Adds the items (``BF.INSERT key NOCREATE ITEMS ...``, one per shard, pipelined per
         node): True for each item that was not there before, in the caller's order. Items a
-        full non-scaling shard refused raise ``FilterFullError`` (the others are added)."""
+        full non-scaling shard refused raise ``FilterFullError`` (the others are added).
+        A shard's command whose reply was lost (a failover) is sent again; its items then
+        answer False if the lost attempt had added them."""
         self.description()
         raw, plan = self._batch(self._insert, items, SAFE, nocreate=True)
         return self._answers(raw, plan, "add")

@@ -1,0 +1,106 @@
+"""A batch through a slot migration (ASK, then MOVED) and a manual failover, on the cluster.
+Named to run last: it changes which node owns a slot and which node is a master."""
+
+import time
+
+import pytest
+import redis
+
+import rsbloom
+from rsbloom import protocol as P
+
+
+def direct(node):
+    return redis.Redis(host=node.host, port=node.port, socket_timeout=10)
+
+
+def node_id(node):
+    return direct(node).execute_command("CLUSTER", "MYID").decode()
+
+
+def count_commands(node, command):
+    stats = direct(node).info("commandstats")
+    return stats.get(f"cmdstat_{command}", {}).get("calls", 0)
+
+
+@pytest.mark.parametrize("family", ["bloom", "cuckoo"])
+def test_a_batch_follows_a_slot_migration(cluster, name, family):
+    client = cluster
+    cls = rsbloom.ShardedBloom if family == "bloom" else rsbloom.ShardedCuckoo
+    f = cls(client, name)
+    f.reserve(*((0.01, 3000) if family == "bloom" else (3000,)), shards=3)
+    items = [f"m{i}" for i in range(900)]
+    first = [i for i in items if P.shard_of(i, 3) == 0]
+    f.madd(items[:300])
+    key = P.shard_key(name, 0, 3)
+    slot = P.key_slot(key)
+    source = client.get_node_from_key(key)
+    target = next(n for n in client.get_primaries() if n.name != source.name)
+    src, dst = direct(source), direct(target)
+    dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", node_id(source))
+    src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", node_id(target))
+    try:
+        # Migrating, the key still on the source: answered there.
+        got = f.madd(items[300:600])
+        if family == "cuckoo":
+            assert got == [True] * 300
+        # Every key of the slot moves (other filters' shards share the tag, hence the slot).
+        keys = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100000)
+        src.execute_command("MIGRATE", target.host, target.port, "", 0, 5000, "KEYS", *keys)
+        # The key is on the target, the slot still the source's: the source answers ASK.
+        before = count_commands(target, "asking")
+        got = f.madd(items[600:])
+        assert count_commands(target, "asking") > before
+        if family == "cuckoo":
+            assert got == [True] * 300
+        for node in [target, source] + [n for n in client.get_primaries()
+                                        if n.name not in (target.name, source.name)]:
+            direct(node).execute_command("CLUSTER", "SETSLOT", slot, "NODE", node_id(target))
+    except BaseException:
+        for node in (source, target):
+            direct(node).execute_command("CLUSTER", "SETSLOT", slot, "STABLE")
+        raise
+    # The client's map still names the source: MOVED, reload, target.
+    assert f.mexists(items) == [True] * len(items)
+    shard0 = f.info()["shards"][0]
+    assert shard0["node"] == target.name
+    if family == "cuckoo":
+        assert all(f.count(i) == 1 for i in first)  # nothing was added twice
+        assert f.card() == len(items)
+    f.delete()
+
+
+def test_a_batch_follows_a_manual_failover(cluster, name):
+    client = cluster
+    bloom = rsbloom.ShardedBloom(client, name)
+    cuckoo = rsbloom.ShardedCuckoo(client, name + ":cf")
+    bloom.reserve(0.01, 5000, shards=6)
+    cuckoo.reserve(5000, shards=6)
+    items = [f"f{i}" for i in range(2000)]
+    bloom.madd(items[:1000])
+    cuckoo.madd(items[:1000])
+    key = P.shard_key(name, 0, 6)
+    old = client.get_node_from_key(key)
+    old_conn = direct(old)
+    old_conn.execute_command("WAIT", 1, 2000)
+    replica_port = None
+    for line in old_conn.execute_command("CLUSTER", "NODES").decode().splitlines():
+        fields = line.split()
+        if fields[3] == node_id(old):
+            replica_port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
+    assert replica_port is not None, "the master has no replica"
+    replica = redis.Redis(host=old.host, port=replica_port, socket_timeout=10)
+    replica.execute_command("CLUSTER", "FAILOVER")
+    deadline = time.monotonic() + 20
+    while replica.execute_command("ROLE")[0] != b"master":
+        assert time.monotonic() < deadline, "the failover did not happen"
+        time.sleep(0.1)
+    # The client's map still names the old master, now a replica: it answers MOVED.
+    assert bloom.madd(items[1000:]) is not None
+    assert cuckoo.madd(items[1000:]) == [True] * 1000
+    assert bloom.mexists(items) == [True] * len(items)
+    assert cuckoo.mexists(items) == [True] * len(items)
+    assert cuckoo.card() == len(items)
+    assert bloom.info()["shards"][0]["node"] == f"{old.host}:{replica_port}"
+    bloom.delete()
+    cuckoo.delete()
