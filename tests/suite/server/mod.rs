@@ -2,7 +2,7 @@
 //! RedisBloom 8's config names as configs and load arguments (`redisbloom8_configs`), the
 //! COMMAND DOCS and command tips against RedisBloom's (`command_docs`), the
 //! sketches' AOF rewrite as RESTORE in every database (`aof_restore`), redis-py's own tests
-//! (`redis_py`), a
+//! (`redis_py`), the Python client's own tests on a server and a cluster (`python_client`), a
 //! cluster (reshard, failover), kill -9 with writes in flight, replication faults, Valkey 9's
 //! slot migration, migrations to and from RedisBloom, a module name another module already
 //! holds, the module's INFO sections with active defragmentation (`info`), the
@@ -20,6 +20,7 @@ mod double_replies;
 mod durability;
 mod info;
 mod name_clash;
+mod python_client;
 mod redis_py;
 mod redisbloom8;
 mod redisbloom8_configs;

@@ -1,0 +1,53 @@
+//! The Python client (`clients/python`, issue 38) tested against real servers: its pytest
+//! suite runs with `RSBLOOM_TEST_NODE` naming one server and `RSBLOOM_TEST_CLUSTER` one node
+//! of a cluster of 3 masters and 3 replicas, both started here (Python starts no server).
+//! redis-py and pytest come from `target/redis-py/site` (`make deps`); `RSBLOOM_TEST_PIP`
+//! also has it check `pip install ./clients/python` (setuptools comes from the package index
+//! through pip's build isolation). Every test must run: none may skip.
+
+use std::process::Command;
+
+use rsbloom_test_support as common;
+
+use common::cluster::Cluster;
+use common::*;
+
+#[test]
+fn python_client_tests_pass_on_a_server_and_a_cluster() {
+    let root = workspace_root();
+    let site = root.join("target/redis-py/site");
+    assert!(
+        site.join("redis").is_dir() && site.join("pytest").is_dir(),
+        "redis-py and pytest are not installed in {}: run `make deps` (tools/redis-py.sh)",
+        site.display()
+    );
+    let server = Server::start();
+    let cluster = Cluster::start();
+    let seed = cluster.masters()[0].port;
+    let out = Command::new("python3")
+        .current_dir(&root)
+        .env("PYTHONPATH", &site)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("COLUMNS", "200")
+        .env("RSBLOOM_TEST_NODE", format!("127.0.0.1:{}", server.port))
+        .env("RSBLOOM_TEST_CLUSTER", format!("127.0.0.1:{seed}"))
+        .env("RSBLOOM_TEST_PIP", "1")
+        .args(["-m", "pytest", "clients/python/tests", "-q"])
+        .args(["-p", "no:cacheprovider", "-rs"])
+        .output()
+        .expect("python3 runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    println!("{text}");
+    assert!(out.status.success(), "pytest failed:\n{text}");
+    let summary = text
+        .lines()
+        .rev()
+        .find(|l| l.contains(" passed"))
+        .unwrap_or_else(|| panic!("no pytest summary in:\n{text}"));
+    assert!(
+        !summary.contains("skipped"),
+        "tests were skipped: {summary}\n{text}"
+    );
+    drop(cluster);
+}
