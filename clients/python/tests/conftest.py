@@ -81,3 +81,31 @@ def cluster(cluster_client):
     """The cluster client, once the module is known to take ``SHARD``."""
     require_shard(cluster_client)
     return cluster_client
+
+
+@pytest.fixture
+def laid_out():
+    """``laid_out(client, family, name, shards)``: a logical filter as ``rsbloom-sharding/1``
+    lays it out (the description hash at ``name``, shard ``i`` at ``{tag}name:i``), its shards
+    reserved with plain ``BF.RESERVE`` / ``CF.RESERVE``, without ``SHARD``: for the tests of
+    the transport's retries, which concern where commands go and how often, not the module's
+    shard checks (test_sharded.py has those)."""
+    from rsbloom import protocol
+
+    def make(client, family, name, shards):
+        fields = {"protocol": protocol.PROTOCOL, "family": family, "shards": shards}
+        keys = protocol.shard_keys(name, shards)
+        each = protocol.shard_capacity(1000 * shards, shards)
+        fields.update(capacity=1000 * shards, shard_capacity=each)
+        if family == "bloom":
+            fields.update(error_rate="0.000001", expansion=2)
+            for key in keys:
+                client.execute_command("BF.RESERVE", key, "0.000001", each)
+        else:
+            fields.update(expansion=1, bucket_size=2, max_iterations=20)
+            for key in keys:
+                client.execute_command("CF.RESERVE", key, each)
+        client.hset(name, mapping=fields)
+        return keys
+
+    return make

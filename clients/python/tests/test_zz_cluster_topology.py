@@ -1,5 +1,6 @@
 """A batch through a slot migration (ASK, then MOVED) and a manual failover, on the cluster.
-Named to run last: it changes which node owns a slot and which node is a master."""
+Named to run late (only test_zzz_master_killed.py comes after): it changes which node owns
+a slot and which node is a master."""
 
 import time
 
