@@ -18,6 +18,16 @@ use crate::commands::{shard, Call};
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
+    // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
+    // arity lets those through).
+    let shard_words = if Keywords::new(&argv[4..], options::RESERVE).flag("SHARD") {
+        4
+    } else {
+        0
+    };
+    if argv.len() > 7 + shard_words {
+        return Err(call.wrong_arity());
+    }
     let mut new = Creation::defaults();
     new.error_rate = options::reserve_error_rate(&argv[2])?;
     new.capacity = options::reserve_capacity(&argv[3])?;

@@ -47,14 +47,19 @@ fn a_bloom_shard_shows_its_place_and_refuses_other_shards_items() {
     let k = key.as_bytes();
     let mut batch = own.clone();
     batch.push(wrong.clone());
-    refused_unchanged(&mut c, &key, &cmd(&[b"BF.ADD", k], &[wrong.clone()]), &text);
+    refused_unchanged(
+        &mut c,
+        &key,
+        &cmd(&[b"BF.ADD", k], std::slice::from_ref(&wrong)),
+        &text,
+    );
     refused_unchanged(&mut c, &key, &cmd(&[b"BF.MADD", k], &batch), &text);
     let insert = cmd(&[b"BF.INSERT", k, b"NOCREATE", b"ITEMS"], &batch);
     refused_unchanged(&mut c, &key, &insert, &text);
     refused_unchanged(
         &mut c,
         &key,
-        &cmd(&[b"BF.EXISTS", k], &[wrong.clone()]),
+        &cmd(&[b"BF.EXISTS", k], std::slice::from_ref(&wrong)),
         &text,
     );
     refused_unchanged(&mut c, &key, &cmd(&[b"BF.MEXISTS", k], &batch), &text);
@@ -100,7 +105,12 @@ fn a_cuckoo_shard_shows_its_place_and_refuses_other_shards_items() {
         b"CF.COUNT",
         b"CF.DEL",
     ] {
-        refused_unchanged(&mut c, &key, &cmd(&[command, k], &[wrong.clone()]), &text);
+        refused_unchanged(
+            &mut c,
+            &key,
+            &cmd(&[command, k], std::slice::from_ref(&wrong)),
+            &text,
+        );
     }
     refused_unchanged(&mut c, &key, &cmd(&[b"CF.MEXISTS", k], &batch), &text);
     for command in [&b"CF.INSERT"[..], b"CF.INSERTNX"] {
