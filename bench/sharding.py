@@ -18,6 +18,9 @@ Python client of clients/python (redis-py from target/redis-py/site):
               (with their shards) from one master to another, and on Valkey 9 while
               CLUSTER MIGRATESLOTS moves another range: errors the caller saw, and every
               acknowledged item found afterwards
+  bigshard    one shard of the 12 GB / 10^10-URL plan (capacity 78,160,356 at 1 %, its bits
+              random as a filled filter's), moved with MIGRATE between two servers: its DUMP
+              size and how long the move takes
   failover    a writer adds batches, each acknowledged only after WAIT 1 on every master,
               while one master is killed with SIGKILL; once its replica is promoted, every
               acknowledged item is found
@@ -32,6 +35,7 @@ Every server started here is stopped on exit, also on failure; only loopback por
 import argparse
 import csv
 import os
+import random
 import shutil
 import signal
 import socket
@@ -429,6 +433,38 @@ def failover(env, args, out):
         cl.stop()
 
 
+def bigshard(env, args, out):
+    """One 10^10-URL shard moved with MIGRATE between two standalone servers."""
+    src, dst = Cluster(env, cluster=False), Cluster(env, cluster=False)
+    try:
+        a = src.nodes[0].client()
+        a.config_set("proto-max-bulk-len", str(1 << 30))
+        capacity = 78_160_356
+        a.execute_command("BF.RESERVE", "plan", 0.01, capacity, "NONSCALING")
+        chunks, it = [], 0
+        while True:
+            it, data = a.execute_command("BF.SCANDUMP", "plan", it)
+            if it == 0:
+                break
+            chunks.append((it, data))
+        a.delete("plan")
+        rnd = random.Random(1)
+        for i, (it, data) in enumerate(chunks):
+            body = data if i == 0 else rnd.randbytes(len(data))
+            a.execute_command("BF.LOADCHUNK", "plan", it, body)
+        payload = len(a.dump("plan"))
+        t = time.time()
+        a.execute_command("MIGRATE", "127.0.0.1", dst.nodes[0].port, "plan", 0, 60000)
+        seconds = time.time() - t
+        b = dst.nodes[0].client()
+        row(out, env, "bigshard", capacity=capacity, dump_bytes=payload,
+            memory_usage=b.memory_usage("plan", samples=0), migrate_seconds=round(seconds, 2),
+            moved=b.exists("plan") == 1 and a.exists("plan") == 0)
+    finally:
+        src.stop()
+        dst.stop()
+
+
 # --- output ----------------------------------------------------------------------------
 
 ROWS = []
@@ -446,7 +482,7 @@ def main():
     p.add_argument("--servers", default="redis-7.4,valkey-9.1")
     p.add_argument("--items", type=int, default=1_000_000)
     p.add_argument("--probes", type=int, default=1_000_000)
-    p.add_argument("--parts", default="fp,memory,throughput,reshard,failover")
+    p.add_argument("--parts", default="fp,memory,throughput,reshard,bigshard,failover")
     p.add_argument("--quick", action="store_true", help="100,000 items and probes")
     args = p.parse_args()
     if args.quick:
@@ -462,6 +498,8 @@ def main():
             throughput(env, args, None)
         if "reshard" in parts:
             reshard(env, args, None)
+        if "bigshard" in parts:
+            bigshard(env, args, None)
         if "failover" in parts:
             failover(env, args, None)
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
