@@ -49,63 +49,36 @@ def name():
     return f"pytest:{uuid.uuid4().hex[:12]}"
 
 
-_shard_support = {}
-
-
-def require_shard(client):
-    """Skips unless the module takes ``SHARD`` (an rsbloom from before sharding does not)."""
-    from rsbloom import protocol
-
-    key = id(client)
-    if key not in _shard_support:
-        probe = protocol.shard_key("pytest:probe", 0, 1)
-        try:
-            client.execute_command("BF.RESERVE", probe, 0.01, 10, "SHARD", "pytest:probe", 0, 1)
-            _shard_support[key] = None
-        except redis.ResponseError as e:
-            _shard_support[key] = str(e)
-        client.delete(probe)
-    if _shard_support[key] is not None:
-        pytest.skip(f"the module does not take SHARD: {_shard_support[key]}")
-
-
 @pytest.fixture
 def sharding(client):
-    """The client (node or cluster), once the module is known to take ``SHARD``."""
-    require_shard(client)
+    """The client (node or cluster) for the sharded filters' tests. The module takes
+    ``SHARD`` since the shards landed on main (724a1c7): a module that refuses it fails these
+    tests rather than skipping them."""
     return client
 
 
 @pytest.fixture
 def cluster(cluster_client):
-    """The cluster client, once the module is known to take ``SHARD``."""
-    require_shard(cluster_client)
+    """The cluster client, for the sharded filters' tests on the cluster."""
     return cluster_client
 
 
 @pytest.fixture
 def laid_out():
-    """``laid_out(client, family, name, shards)``: a logical filter as ``rsbloom-sharding/1``
-    lays it out (the description hash at ``name``, shard ``i`` at ``{tag}name:i``), its shards
-    reserved with plain ``BF.RESERVE`` / ``CF.RESERVE``, without ``SHARD``: for the tests of
-    the transport's retries, which concern where commands go and how often, not the module's
-    shard checks (test_sharded.py has those)."""
-    from rsbloom import protocol
+    """``laid_out(client, family, name, shards)``: a logical filter made with the library's
+    own ``reserve()`` (the description hash at ``name``, shard ``i`` at ``{tag}name:i``,
+    reserved with ``SHARD name i N``), capacity ``1000 * shards``; its shard keys. For the
+    tests of the transport's retries, which concern where commands go and how often: the
+    module's shard checks then also vouch that every resent command reached its own shard."""
+    import rsbloom
 
     def make(client, family, name, shards):
-        fields = {"protocol": protocol.PROTOCOL, "family": family, "shards": shards}
-        keys = protocol.shard_keys(name, shards)
-        each = protocol.shard_capacity(1000 * shards, shards)
-        fields.update(capacity=1000 * shards, shard_capacity=each)
         if family == "bloom":
-            fields.update(error_rate="0.000001", expansion=2)
-            for key in keys:
-                client.execute_command("BF.RESERVE", key, "0.000001", each)
+            f = rsbloom.ShardedBloom(client, name)
+            f.reserve(0.000001, 1000 * shards, shards=shards, expansion=2)
         else:
-            fields.update(expansion=1, bucket_size=2, max_iterations=20)
-            for key in keys:
-                client.execute_command("CF.RESERVE", key, each)
-        client.hset(name, mapping=fields)
-        return keys
+            f = rsbloom.ShardedCuckoo(client, name)
+            f.reserve(1000 * shards, shards=shards)
+        return f.shard_keys
 
     return make

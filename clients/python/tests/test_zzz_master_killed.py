@@ -21,25 +21,63 @@ from rsbloom import protocol as P
 SHARDS = 6
 BATCH = 200
 DEADLINE = 45.0  # the node timeout is 2 s; an election takes about one more
+SETTLE = 20.0  # for the previous test's failover to reach every node's view
 
 
 def direct(host, port):
     return redis.Redis(host=host, port=port, socket_timeout=5)
 
 
-def test_acknowledged_adds_survive_a_killed_master(cluster_client, name, laid_out):
+def nodes(conn):
+    """CLUSTER NODES as (id, port, flags, master id) per node."""
+    out = []
+    for line in conn.execute_command("CLUSTER", "NODES").decode().splitlines():
+        fields = line.split()
+        out.append((fields[0], int(fields[1].split("@")[0].rsplit(":", 1)[1]), fields[2],
+                    fields[3]))
+    return out
+
+
+def settled_replica(victim_conn, host, victim_id):
+    """The port of the victim's replica, once the cluster agrees on it: the victim streams to
+    it (``ROLE``) and every node's ``CLUSTER NODES`` names it a replica of the victim, with
+    no node flagged as failing. The manual failover of test_zz_cluster_topology.py runs just
+    before this test, and gossip takes a moment to tell every node the new roles; a replica
+    the other masters do not yet know as the victim's would get no votes when it is gone."""
+    deadline = time.monotonic() + SETTLE
+    seen = None
+    while True:
+        role = victim_conn.execute_command("ROLE")
+        ports = [int(r[1]) for r in role[2]] if role[0] == b"master" else []
+        seen = (role[0], ports)
+        if ports:
+            port = ports[0]
+            views = []
+            for _, p, _, _ in nodes(victim_conn):
+                conn = direct(host, p)
+                try:
+                    views.append(nodes(conn))
+                finally:
+                    conn.close()
+            if all(any(p == port and "slave" in flags and m == victim_id
+                       for _, p, flags, m in view)
+                   and not any("fail" in flags for _, _, flags, _ in view)
+                   for view in views):
+                return port
+        assert time.monotonic() < deadline, (
+            f"the cluster did not settle on a replica of the victim in {SETTLE} s: ROLE {seen}")
+        time.sleep(0.1)
+
+
+def test_acknowledged_adds_survive_a_killed_master(cluster_client, name):
     client = cluster_client
-    keys = laid_out(client, "bloom", name, SHARDS)
     bloom = rsbloom.ShardedBloom(client, name, retry_timeout=30)
+    bloom.reserve(0.000001, 1000 * SHARDS, shards=SHARDS)
+    keys = bloom.shard_keys
     victim = client.get_node_from_key(keys[0])
     victim_conn = direct(victim.host, victim.port)
     victim_id = victim_conn.execute_command("CLUSTER", "MYID").decode()
-    replica_port = None
-    for line in victim_conn.execute_command("CLUSTER", "NODES").decode().splitlines():
-        fields = line.split()
-        if fields[3] == victim_id and "fail" not in fields[2]:
-            replica_port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
-    assert replica_port is not None, "the master has no replica"
+    replica_port = settled_replica(victim_conn, victim.host, victim_id)
     pid = int(victim_conn.info("server")["process_id"])
     replica = direct(victim.host, replica_port)
     masters = {}
