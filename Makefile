@@ -12,6 +12,8 @@
 #   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
+#   make cluster       build, then a local cluster: 3 masters + 3 replicas on 127.0.0.1:7000-7005
+#   make cluster-stop  stop that cluster and remove its data (target/cluster/)
 #   make clean         cargo clean: all of target/, the servers in target/servers/ included
 #
 # More on some of them:
@@ -31,7 +33,7 @@
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_loadchunk_session cms_value topk_value tdigest_value counting_value counting_header window_value
+FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_shard_value cuckoo_loadchunk_session cms_value topk_value tdigest_value counting_value counting_header window_value
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
@@ -43,7 +45,7 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 help:
 	@sed -n -e '1s/^# //p' -e 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
+.PHONY: cluster cluster-stop build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -140,6 +142,13 @@ deps-servers: deps-server
 
 clean:
 	$(CARGO) clean
+
+# A local cluster to try sharded filters on (docs/sharding.md); CLUSTER_PORT moves it.
+cluster: deps-server build
+	tools/cluster.sh start
+
+cluster-stop:
+	tools/cluster.sh stop
 
 # Filters exported by rsbloom-cli read by the real Guava, and Guava's filters imported (not
 # part of `make test`). Guava 31.1 and a JDK come from Debian; tools/guava/GuavaProbe.java is

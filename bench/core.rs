@@ -50,6 +50,7 @@ fn filter_of(bytes: u64) -> Chain {
         expansion: 0,
         growth: 0,
         layers: vec![layer],
+        shard: None,
     };
     let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
     let mut rng = Rng(0x0BAD_5EED);

@@ -24,7 +24,7 @@ use std::ffi::CStr;
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
 use datatype::counting::COUNTING_TYPE;
-use datatype::cuckoo::CUCKOO_TYPE;
+use datatype::cuckoo::{CUCKOO_SHARD_TYPE, CUCKOO_TYPE};
 use datatype::tdigest::TDIGEST_TYPE;
 use datatype::topk::TOPK_TYPE;
 use datatype::window::WINDOW_TYPE;
@@ -68,6 +68,6 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE, WINDOW_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CUCKOO_SHARD_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE, WINDOW_TYPE],
     init: init,
 }

@@ -11,7 +11,7 @@
 use rsbloom_core::bloom::codec::{mbbloom, native, scandump as bloom_scandump};
 use rsbloom_core::counting::codec as counting;
 use rsbloom_core::counting::filter::counter_bytes;
-use rsbloom_core::cuckoo::codec::{rdb, scandump as cuckoo_scandump};
+use rsbloom_core::cuckoo::codec::{rdb, scandump as cuckoo_scandump, sharded as cuckoo_sharded};
 use rsbloom_core::cuckoo::meta::CuckooMeta;
 use rsbloom_core::window::codec as window;
 
@@ -124,7 +124,9 @@ impl Family {
             }
             Family::Window => Ok(window::header_data_len(header, u64::MAX)?),
             Family::Cuckoo => {
-                let meta = cuckoo_scandump::decode_header(header, u64::MAX)?;
+                // A shard's header (rsbloom's, with its place) is copied as it is.
+                let user = cuckoo_scandump::Sender::User;
+                let (meta, _) = cuckoo_sharded::decode_any_header(header, u64::MAX, user)?;
                 if meta.items == 0 {
                     return Ok(0);
                 }

@@ -135,6 +135,8 @@ pub enum Error {
     ShardNameLength,
     /// A shard option on a command or a filter format that cannot carry it.
     ShardUnsupported(&'static str),
+    /// SHARD given to an existing filter whose place is another (or which has none).
+    ShardMismatch,
 
     // Count-Min Sketch (CMS.*), RedisBloom 8's texts (8.12's for cell sizes and
     // decrements), none with an error code.
@@ -377,6 +379,9 @@ impl fmt::Display for Error {
             }
             Error::ShardNameLength => f.write_str("ERR SHARD name must be 1 to 65536 bytes long"),
             Error::ShardUnsupported(what) => write!(f, "ERR {what}"),
+            Error::ShardMismatch => {
+                f.write_str("ERR SHARD does not match the existing filter's shard place")
+            }
             // Count-Min Sketch: RedisBloom 8's texts, without an error code.
             Error::CmsKeyExists => f.write_str("CMS: key already exists"),
             Error::CmsKeyNotFound => f.write_str("CMS: key does not exist"),

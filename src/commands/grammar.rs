@@ -51,12 +51,12 @@ pub fn is(arg: &Arg, word: &str) -> bool {
     arg.as_slice().eq_ignore_ascii_case(word.as_bytes())
 }
 
-/// An option word the family knows: its whole name, whether a value follows it, and the
+/// An option word the family knows: its whole name, how many values follow it, and the
 /// letters RedisBloom's INSERT-style loop tells it by (`(index, lower-case letter)`, all
 /// of which must match; options are tried in their declared order).
 pub struct Opt {
     pub name: &'static str,
-    pub takes_value: bool,
+    pub values: usize,
     pub letters: &'static [(usize, u8)],
 }
 
@@ -105,6 +105,13 @@ impl<'a> Keywords<'a> {
         }
     }
 
+    /// The `n` words after the option's first occurrence: `None` when it is absent,
+    /// `Some(Err(()))` when fewer than `n` follow it.
+    pub fn values(&self, name: &str, n: usize) -> Option<std::result::Result<&'a [Arg], ()>> {
+        let i = self.position(name)?;
+        Some(self.words.get(i + 1..i + 1 + n).ok_or(()))
+    }
+
     /// rsbloom's stricter reading, once RedisBloom's checks have passed: every word is a
     /// known option or the value right after one.
     pub fn all_known(&self) -> Result<()> {
@@ -115,7 +122,7 @@ impl<'a> Keywords<'a> {
                 .iter()
                 .find(|o| is(word, o.name))
                 .ok_or_else(|| unknown(word))?;
-            i += 1 + opt.takes_value as usize;
+            i += 1 + opt.values;
         }
         Ok(())
     }
@@ -135,7 +142,7 @@ pub struct Dispatch {
 }
 
 impl Dispatch {
-    /// Runs the loop from `args[first]`, handing `each` every option and its value as they
+    /// Runs the loop from `args[first]`, handing `each` every option and its values as they
     /// come (its errors stop the loop, in RedisBloom's order), and returns the index of the
     /// first item. A value missing at the end, or no item after `ITEMS`, is a wrong arity; a
     /// word no option's letters fit is `unknown`. An option told by its letters but not
@@ -145,7 +152,7 @@ impl Dispatch {
         args: &'a [Arg],
         first: usize,
         wrong_arity: impl Fn() -> Error,
-        mut each: impl FnMut(&'static str, Option<&'a Arg>) -> Result<()>,
+        mut each: impl FnMut(&'static str, &'a [Arg]) -> Result<()>,
     ) -> Result<usize> {
         let mut abbreviated: Option<&Arg> = None;
         let mut i = first;
@@ -168,12 +175,9 @@ impl Dispatch {
                     None => Ok(i),
                 };
             }
-            let value = match opt.takes_value {
-                true => Some(args.get(i).ok_or_else(&wrong_arity)?),
-                false => None,
-            };
-            i += opt.takes_value as usize;
-            each(opt.name, value)?;
+            let values = args.get(i..i + opt.values).ok_or_else(&wrong_arity)?;
+            i += opt.values;
+            each(opt.name, values)?;
         }
         Err(wrong_arity())
     }

@@ -29,6 +29,7 @@ pub mod merge_keys;
 pub mod register;
 pub mod reply;
 pub mod row;
+pub mod shard;
 pub mod tdigest;
 pub mod topk;
 

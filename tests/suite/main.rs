@@ -10,6 +10,8 @@
 //! - `cuckoo/`: the CF.* commands and the cuckoo type;
 //! - `cms/`, `topk/`, `tdigest/`: the sketches (CMS.*, TOPK.*, TDIGEST.*);
 //! - `cbf/`, `apbf/`: rsbloom's counting Bloom (CBF.*) and sliding-window (APBF.*) filters;
+//! - `sharding/`: shards of a logical filter (BF.* and CF.* with SHARD), their routing
+//!   checks and their place through persistence, replicas and a cluster;
 //! - `server/`: what involves more than one server or server program, for every family:
 //!   cluster, durability under kill -9, replication faults, slot migration, RedisBloom beside
 //!   rsbloom, a clashing module name;
@@ -25,5 +27,6 @@ mod cms;
 mod cuckoo;
 mod docs;
 mod server;
+mod sharding;
 mod tdigest;
 mod topk;

@@ -14,6 +14,7 @@ use super::scheme::{LayerShape, Scheme};
 use crate::error::{check_limit, Error, Result};
 use crate::memory::limit::GrowthLimit;
 use crate::memory::relocate::{relocate_vec, Relocate};
+use crate::shard::ShardPlace;
 
 /// Each new layer's error is the previous one's times this.
 pub const TIGHTENING: f64 = 0.5;
@@ -26,6 +27,8 @@ pub struct Chain {
     pub(super) expansion: u32,
     pub(super) growth: u32,
     pub(super) layers: Vec<Layer>,
+    /// Its place when the filter is a shard: boxed, so a plain filter pays one pointer.
+    pub(super) shard: Option<Box<ShardPlace>>,
 }
 
 impl Chain {
@@ -63,6 +66,7 @@ impl Chain {
             expansion,
             growth: scheme.recorded_growth(expansion),
             layers: Vec::new(),
+            shard: None,
         };
         chain.push_layer(capacity, first_error, limit)?;
         Ok(chain)
@@ -77,6 +81,18 @@ impl Chain {
             self.growth = growth;
         }
         self
+    }
+
+    /// Makes the filter a shard at `place` (its scheme must be Guava's: only our own format
+    /// records a place).
+    pub fn with_shard(mut self, place: ShardPlace) -> Result<Chain> {
+        if self.scheme != Scheme::Guava {
+            return Err(Error::ShardUnsupported(
+                "a shard is a filter in rsbloom's own format",
+            ));
+        }
+        self.shard = Some(Box::new(place));
+        Ok(self)
     }
 
     /// Rebuilds a filter from validated parameters with all bits clear; the caller fills
@@ -97,6 +113,7 @@ impl Chain {
             expansion: meta.expansion,
             growth: meta.growth,
             layers,
+            shard: meta.shard.clone(),
         })
     }
 
@@ -112,6 +129,7 @@ impl Chain {
             expansion: meta.expansion,
             growth: meta.growth,
             layers,
+            shard: meta.shard.clone(),
         })
     }
 
@@ -134,6 +152,7 @@ impl Chain {
                     bpe: l.bpe(),
                 })
                 .collect(),
+            shard: self.shard.clone(),
         }
     }
 
@@ -205,6 +224,11 @@ impl Chain {
         self.layers.iter().rev().any(|l| l.contains(hash))
     }
 
+    /// The filter's place when it is a shard.
+    #[inline]
+    pub fn shard(&self) -> Option<&ShardPlace> {
+        self.shard.as_deref()
+    }
     pub fn layers(&self) -> &[Layer] {
         &self.layers
     }

@@ -6,6 +6,7 @@ use std::mem::size_of;
 use super::layer::{Layer, MAX_HASHES};
 use super::{redisbloom, Chain, Scheme};
 use crate::error::{bad_data, check_limit, Result};
+use crate::shard::ShardPlace;
 
 /// Largest expansion factor our commands take, and that a filter of our own format may
 /// record. RedisBloom 2.8 takes any `EXPANSION` from 1 and keeps it as a 32-bit unsigned
@@ -48,6 +49,8 @@ pub struct ChainMeta {
     /// one for non-scaling filters too (kept so its bytes round-trip).
     pub growth: u32,
     pub layers: Vec<LayerMeta>,
+    /// The filter's place in a logical filter when it is a shard (our own format only).
+    pub shard: Option<Box<ShardPlace>>,
 }
 
 /// The bookkeeping bytes a chain and each of its layers count for, by scheme: our own
@@ -89,6 +92,9 @@ impl ChainMeta {
         }
         if self.expansion > max_expansion(self.scheme) {
             return Err(bad_data("expansion out of range"));
+        }
+        if self.shard.is_some() && self.scheme != Scheme::Guava {
+            return Err(bad_data("a shard in RedisBloom's format"));
         }
         if self.layers.is_empty() {
             return Err(bad_data("no layers"));

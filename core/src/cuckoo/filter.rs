@@ -17,6 +17,7 @@ use super::sub_filter::SubFilter;
 use crate::error::{check_limit, Error, Result};
 use crate::memory::limit::GrowthLimit;
 use crate::memory::relocate::{relocate_vec, Relocate};
+use crate::shard::ShardPlace;
 use compact::COMPACT_SHARE;
 
 /// RedisBloom's defaults: a key created by CF.ADD / CF.INSERT, and CF.RESERVE's options.
@@ -61,6 +62,8 @@ pub struct CuckooFilter {
     pub(super) items: u64,
     pub(super) deletes: u64,
     pub(super) filters: Vec<SubFilter>,
+    /// Its place when the filter is a shard: boxed, so a plain filter pays one pointer.
+    pub(super) shard: Option<Box<ShardPlace>>,
 }
 
 impl CuckooFilter {
@@ -112,6 +115,7 @@ impl CuckooFilter {
             items: 0,
             deletes: 0,
             filters: vec![SubFilter::zeroed(num_buckets, bucket_size)?],
+            shard: None,
         })
     }
 
@@ -146,7 +150,26 @@ impl CuckooFilter {
             items: meta.items,
             deletes: meta.deletes,
             filters,
+            shard: None,
         })
+    }
+
+    /// Makes the filter a shard at `place`.
+    pub fn with_shard(mut self, place: ShardPlace) -> CuckooFilter {
+        self.shard = Some(Box::new(place));
+        self
+    }
+
+    /// The same filter as a plain one (tools that check the RedisBloom part alone).
+    pub fn without_shard(mut self) -> CuckooFilter {
+        self.shard = None;
+        self
+    }
+
+    /// The filter's place when it is a shard.
+    #[inline]
+    pub fn shard(&self) -> Option<&ShardPlace> {
+        self.shard.as_deref()
     }
 
     /// The parameters persistence formats store.

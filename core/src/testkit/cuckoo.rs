@@ -3,8 +3,8 @@
 //! that is accepted must pass its own validation, stay within the limit, survive use and
 //! re-encode to the bytes it came from.
 
-use crate::cuckoo::codec::rdb;
 use crate::cuckoo::codec::scandump::{self, Load};
+use crate::cuckoo::codec::{rdb, sharded};
 use crate::cuckoo::{CuckooFilter, Limits};
 use crate::fields::{Reader, Writer};
 
@@ -75,6 +75,34 @@ pub fn value(data: &[u8]) {
     }
 }
 
+/// An `RSbloomCF` RDB value (a shard) in the wire form (fuzz target `cuckoo_shard_value`).
+/// An accepted value re-encodes to exactly the bytes it used, its header (with the place)
+/// decodes to the same parameters and place, and the filter passes the checks above.
+pub fn shard_value(data: &[u8]) {
+    let mut reader = Reader(data);
+    if let Ok(filter) = sharded::load(&mut reader, sharded::ENCODING_VERSION, LIMIT) {
+        let used = data.len() - reader.rest().len();
+        let mut out = Writer::default();
+        sharded::save(&filter, &mut out);
+        assert_eq!(
+            out.0,
+            &data[..used],
+            "accepted shard re-encodes differently"
+        );
+        let place = filter.shard().expect("a loaded shard has a place").clone();
+        let header = sharded::header_of(&filter);
+        let server = scandump::Sender::Server;
+        if let Ok((meta, got)) = sharded::decode_any_header(&header, LIMIT, server) {
+            assert_eq!(
+                (meta, got),
+                (filter.meta(), Some(place)),
+                "header round trip"
+            );
+        }
+        check_accepted(&mut filter.without_shard());
+    }
+}
+
 /// A filter's SCANDUMP as one LOADCHUNK session in the form [`loadchunk_session`] reads: the
 /// 38-byte header, then each chunk (of at most `chunk_len(i)` bytes for the `i`-th) as its
 /// 8-byte little-endian iterator, a 4-byte length and the data.
@@ -116,7 +144,7 @@ pub fn loadchunk_session(data: &[u8]) {
                     assert!(offset + data.len() as u64 <= before, "write past the end");
                 }
             }
-            Ok(Load::Header(_)) | Err(_) => {}
+            Ok(Load::Header(_) | Load::ShardHeader(..)) | Err(_) => {}
         }
     }
     check_accepted(&mut filter);

@@ -448,6 +448,7 @@ impl Server {
                         let f = CuckooFilter::from_meta(&meta, NO_LIMIT).map_err(err)?;
                         self.keys.insert(key, Key::Cf(Box::new(f)));
                     }
+                    Load::ShardHeader(..) => return Err(Resp::Error("unmodelled shard".into())),
                     Load::Data { offset, data } => {
                         let f = self.cf(&key)?.ok_or(err(Error::NotFound))?;
                         f.write_chunk(offset, data).map_err(err)?;
@@ -674,6 +675,7 @@ fn load_scandump(steps: &[(i64, Option<Vec<u8>>)]) -> Option<CuckooFilter> {
         let Some(data) = data else { continue };
         match scandump::parse_load(*iter, data, NO_LIMIT).expect("chunk accepted") {
             Load::Header(meta) => filter = Some(CuckooFilter::from_meta(&meta, NO_LIMIT).unwrap()),
+            Load::ShardHeader(..) => panic!("RedisBloom sends no shard header"),
             Load::Data { offset, data } => {
                 let f = filter.as_mut().expect("header first");
                 f.write_chunk(offset, data).expect("chunk fits")

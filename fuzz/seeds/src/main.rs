@@ -11,8 +11,10 @@ use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::cms::{CellSize, CountMinSketch};
 use rsbloom_core::counting::codec as counting_codec;
 use rsbloom_core::counting::CountingFilter;
+use rsbloom_core::cuckoo::codec::sharded;
 use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
+use rsbloom_core::shard::ShardPlace;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
 use rsbloom_core::testkit::{cms, cuckoo, topk};
 use rsbloom_core::topk::{Params, TopK};
@@ -149,8 +151,10 @@ fn cms_seeds(root: &Path) -> std::io::Result<()> {
 fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
     let value_dir = root.join("cuckoo_value");
     let chunk_dir = root.join("cuckoo_loadchunk_session");
+    let shard_dir = root.join("cuckoo_shard_value");
     fs::create_dir_all(&value_dir)?;
     fs::create_dir_all(&chunk_dir)?;
+    fs::create_dir_all(&shard_dir)?;
     let shapes = [
         (64, 2, 20, 1),
         (16, 1, 5, 2),
@@ -172,6 +176,10 @@ fn cuckoo_seeds(root: &Path) -> std::io::Result<()> {
             value_dir.join(format!("seed{i}")),
             cuckoo::encode_value(&filter),
         )?;
+        let place = ShardPlace::new(b"seed", i as u64, shapes.len() as u64).expect("place");
+        let mut shard = Writer::default();
+        sharded::save(&filter.clone().with_shard(place), &mut shard);
+        fs::write(shard_dir.join(format!("seed{i}")), shard.0)?;
         let session = cuckoo::encode_session(&filter, |_| 64);
         fs::write(chunk_dir.join(format!("seed{i}")), &session)?;
     }

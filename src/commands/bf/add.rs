@@ -9,7 +9,7 @@ use super::replicate_creation;
 use crate::commands::argv::Arg;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 use crate::config;
 
 /// How to create a missing filter: with the configured defaults (read only then: most adds
@@ -42,16 +42,27 @@ fn add_items(
     // The server's context flags, which decide the limit, cost more than a steady add: asked
     // for only when the filter is created or grows.
     let limit = || call.size_limit();
+    let items = &call.args[first_item..];
     let key = open_write(call);
+    // A shard refuses the whole command before anything is read or written (a new one
+    // before it is stored).
     let (mut chain, created) = match key.write::<Chain>()? {
-        Some(chain) => (chain, false),
+        Some(chain) => {
+            if let Create::With(new) = &create {
+                shard::check_same(chain.shard(), new.shard.as_ref())?;
+            }
+            shard::check_items(chain.shard(), items)?;
+            (chain, false)
+        }
         None => {
             let new = match create {
                 Create::Defaults => Creation::defaults(),
                 Create::With(new) => new,
                 Create::Never => return Err(Error::NotFound),
             };
-            (key.store(new.create(limit())?)?, true)
+            let chain = new.create(limit())?;
+            shard::check_items(chain.shard(), items)?;
+            (key.store(chain)?, true)
         }
     };
     let mut outcome = Outcome {
@@ -59,7 +70,6 @@ fn add_items(
         created,
         changed: created,
     };
-    let items = &call.args[first_item..];
     // One item (BF.ADD) needs no heap at all.
     let (one, many): ([ItemHash; 1], Vec<ItemHash>);
     let hashes: &[ItemHash] = if let [item] = items {
@@ -140,11 +150,13 @@ pub fn madd(call: &Call) -> Result<Reply> {
     add_all(call, 2, Create::Defaults)
 }
 
-/// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item ...
+/// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING]
+/// [SHARD name index count] ITEMS item ...
 ///
 /// RedisBloom 8's loop: options by their letters, each value checked as it comes, the last
 /// of a repeated option kept; NONSCALING with an EXPANSION is non-scaling (no conflict, as
-/// in RedisBloom), EXPANSION 0 too.
+/// in RedisBloom), EXPANSION 0 too. SHARD (rsbloom's) makes a new filter a shard; the key's
+/// slot must be in the shard's, and an existing filter must have that very place.
 pub fn insert(call: &Call) -> Result<Reply> {
     let mut new = Creation::defaults();
     let mut nocreate = false;
@@ -152,19 +164,23 @@ pub fn insert(call: &Call) -> Result<Reply> {
         call.args,
         2,
         || call.wrong_arity(),
-        |name, value| {
-            let value = || value.ok_or(Error::Internal);
+        |name, values| {
+            let value = || values.first().ok_or(Error::Internal);
             match name {
                 "ERROR" => new.error_rate = options::insert_error_rate(value()?)?,
                 "EXPANSION" => new.expansion = options::insert_expansion(value()?)?,
                 "CAPACITY" => new.capacity = options::insert_capacity(value()?)?,
                 "NOCREATE" => nocreate = true,
+                "SHARD" => new.shard = Some(shard::place(values)?),
                 _ => new.nonscaling = true,
             }
             Ok(())
         },
     )?;
     new.nonscaling |= new.expansion == 0;
+    if let Some(place) = &new.shard {
+        place.check_key(call.key().as_slice())?;
+    }
     let create = match nocreate {
         true => Create::Never,
         false => Create::With(new),

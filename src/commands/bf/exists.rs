@@ -8,7 +8,7 @@ use rsbloom_core::error::Result;
 use crate::commands::argv::Arg;
 use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 use crate::config;
 
 /// BF.MEXISTS's answers for `call.args[2..]`.
@@ -17,6 +17,7 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
     let key = open_read(call);
     Ok(match key.read::<Chain>().unwrap_or(None) {
         Some(chain) => {
+            shard::check_items(chain.shard(), items)?;
             let hashes = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
             chain.contains_batch(&hashes, config::batch_prefetch())
         }
@@ -27,10 +28,14 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
 /// BF.EXISTS key item
 pub fn exists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
-    let found = key
-        .read::<Chain>()
-        .unwrap_or(None)
-        .is_some_and(|c| c.contains(call.args[2].as_slice()));
+    let item = &call.args[2..3];
+    let found = match key.read::<Chain>().unwrap_or(None) {
+        Some(chain) => {
+            shard::check_items(chain.shard(), item)?;
+            chain.contains(item[0].as_slice())
+        }
+        None => false,
+    };
     Ok(Reply::Bool(found))
 }
 

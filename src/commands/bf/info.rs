@@ -6,6 +6,7 @@ use rsbloom_core::error::{Error, Result};
 use crate::commands::grammar;
 use crate::commands::key::open_read;
 use crate::commands::reply::{format_g, resp3, Reply};
+use crate::commands::shard::shard_fields;
 use crate::commands::Call;
 
 /// BF.INFO's fields: the keyword that selects one, and RedisBloom's name for it.
@@ -42,10 +43,14 @@ pub fn info(call: &Call) -> Result<Reply> {
             vec![*field]
         }
     };
-    let entries: Vec<_> = selected
+    let whole = selected.len() > 1;
+    let mut entries: Vec<_> = selected
         .into_iter()
         .map(|(kw, name)| (name, field_value(chain, kw)))
         .collect();
+    if let (true, Some(place)) = (whole, chain.shard()) {
+        entries.extend(shard_fields(place));
+    }
     // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
     if entries.len() == 1 && !resp3(call.ctx) {
         return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));

@@ -4,23 +4,26 @@
 use rsbloom_core::bloom::meta::{ERROR_RATE_CAP, MAX_CAPACITY, MAX_EXPANSION};
 use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::error::{Error, Result};
+use rsbloom_core::shard::ShardPlace;
 
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{self, Dispatch, Opt};
+use crate::commands::shard::SHARD;
 use crate::config;
 
 /// BF.RESERVE's options (looked up by name).
 pub const RESERVE: &[Opt] = &[
     Opt {
         name: "EXPANSION",
-        takes_value: true,
+        values: 1,
         letters: &[],
     },
     Opt {
         name: "NONSCALING",
-        takes_value: false,
+        values: 0,
         letters: &[],
     },
+    SHARD,
 ];
 
 /// BF.INSERT's options, told apart by RedisBloom's letters (ERROR before EXPANSION,
@@ -29,34 +32,35 @@ pub const INSERT: Dispatch = Dispatch {
     options: &[
         Opt {
             name: "ITEMS",
-            takes_value: false,
+            values: 0,
             letters: &[(0, b'i')],
         },
         Opt {
             name: "ERROR",
-            takes_value: true,
+            values: 1,
             letters: &[(0, b'e'), (1, b'r')],
         },
         Opt {
             name: "EXPANSION",
-            takes_value: true,
+            values: 1,
             letters: &[(0, b'e')],
         },
         Opt {
             name: "CAPACITY",
-            takes_value: true,
+            values: 1,
             letters: &[(0, b'c')],
         },
         Opt {
             name: "NOCREATE",
-            takes_value: false,
+            values: 0,
             letters: &[(0, b'n'), (2, b'c')],
         },
         Opt {
             name: "NONSCALING",
-            takes_value: false,
+            values: 0,
             letters: &[(0, b'n')],
         },
+        SHARD,
     ],
     unknown: Error::UnknownArgument,
 };
@@ -121,7 +125,7 @@ pub fn insert_expansion(arg: &Arg) -> Result<u32> {
 }
 
 /// A filter to create: the configured defaults with the command's options over them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Creation {
     pub scheme: Scheme,
     pub error_rate: f64,
@@ -129,6 +133,9 @@ pub struct Creation {
     /// The expansion in effect: recorded even by a non-scaling filter, as RedisBloom does.
     pub expansion: u32,
     pub nonscaling: bool,
+    /// SHARD's place: the filter is a shard, in our own format whatever the configured
+    /// format is (only ours records a place).
+    pub shard: Option<ShardPlace>,
 }
 
 impl Creation {
@@ -141,18 +148,27 @@ impl Creation {
             capacity: d.capacity,
             expansion: d.expansion,
             nonscaling: d.expansion == 0,
+            shard: None,
         }
     }
 
     /// The new filter. RedisBloom 8 caps its filters' error rate at 0.25; Guava-scheme
     /// filters keep the rate asked for, as Guava does.
     pub fn create(&self, limit: u64) -> Result<Chain> {
+        let scheme = match self.shard {
+            Some(_) => Scheme::Guava,
+            None => self.scheme,
+        };
         let expansion = if self.nonscaling { 0 } else { self.expansion };
-        let rate = match self.scheme {
+        let rate = match scheme {
             Scheme::RedisBloom => self.error_rate.min(ERROR_RATE_CAP),
             Scheme::Guava => self.error_rate,
         };
-        let chain = Chain::create(self.scheme, rate, self.capacity, expansion, limit)?;
-        Ok(chain.with_idle_growth(self.expansion))
+        let chain = Chain::create(scheme, rate, self.capacity, expansion, limit)?;
+        let chain = chain.with_idle_growth(self.expansion);
+        match &self.shard {
+            None => Ok(chain),
+            Some(place) => chain.with_shard(place.clone()),
+        }
     }
 }

@@ -1,8 +1,9 @@
-//! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
+//! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SHARD name index count]
 //!
 //! RedisBloom 8's checks in its order: the error rate, the capacity, NONSCALING, EXPANSION
-//! (missing, not an integer, conflicting with NONSCALING, out of range), then the key's type
-//! and existence. Words that are not options are refused after those checks (RedisBloom
+//! (missing, not an integer, conflicting with NONSCALING, out of range), then rsbloom's
+//! SHARD (its values, then the key's slot against the shard's), then the key's type and
+//! existence. Words that are not options are refused after those checks (RedisBloom
 //! ignores them).
 
 use rsbloom_core::bloom::Chain;
@@ -13,10 +14,20 @@ use super::replicate_creation;
 use crate::commands::grammar::{Found, Keywords};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
+    // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
+    // arity lets those through).
+    let shard_words = if Keywords::new(&argv[4..], options::RESERVE).flag("SHARD") {
+        4
+    } else {
+        0
+    };
+    if argv.len() > 7 + shard_words {
+        return Err(call.wrong_arity());
+    }
     let mut new = Creation::defaults();
     new.error_rate = options::reserve_error_rate(&argv[2])?;
     new.capacity = options::reserve_capacity(&argv[3])?;
@@ -34,6 +45,11 @@ pub fn reserve(call: &Call) -> Result<Reply> {
             }
             new.expansion = options::expansion_checked(n)?;
         }
+    }
+    if let Some(values) = words.values("SHARD", 3) {
+        let place = shard::place(values.map_err(|()| call.wrong_arity())?)?;
+        place.check_key(call.key().as_slice())?;
+        new.shard = Some(place);
     }
     words.all_known()?;
 

@@ -36,7 +36,8 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    arity: Arity::Between(4, 7),
+    // SHARD's four words are rsbloom's, beyond RedisBloom's seven.
+    arity: Arity::Between(4, 11),
     access: Access::Insert,
     args: &[
         KEY,

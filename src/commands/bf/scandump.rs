@@ -33,6 +33,9 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
     let data = call.args[3].as_slice();
     match scandump::parse_load(iter, data, limit, existing.is_some()).map_err(refused)? {
         Load::Header(meta) => {
+            if let Some(place) = &meta.shard {
+                place.check_key(call.key().as_slice())?;
+            }
             let chain = Chain::from_meta(&meta, limit).map_err(refused)?;
             key.store(chain)?;
         }

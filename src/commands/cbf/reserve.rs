@@ -17,7 +17,7 @@ use crate::config;
 /// CBF.RESERVE's options.
 const OPTIONS: &[Opt] = &[Opt {
     name: "COUNTERBITS",
-    takes_value: true,
+    values: 1,
     letters: &[],
 }];
 

@@ -9,26 +9,43 @@ use rsbloom_core::cuckoo::batch::hash_all;
 use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::memory::limit::GrowthLimit;
+use rsbloom_core::shard::ShardPlace;
 
 use super::{options, replicate_creation};
 use crate::commands::argv::Arg;
 use crate::commands::key::{open_write, Key, Writing};
 use crate::commands::reply::{resp3, Reply};
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 use crate::config;
 use crate::datatype::Family;
 
-/// The filter at the key, created with the configured parameters (and `capacity`, if
-/// given) when missing and `create` allows it; also whether it was created.
+/// How a missing filter is made: whether at all, its capacity if given, its place if a
+/// shard.
+struct Create<'p> {
+    allowed: bool,
+    capacity: Option<u64>,
+    shard: Option<&'p ShardPlace>,
+}
+
+/// The filter at the key, created with the configured parameters (and `create`'s) when
+/// missing and allowed; also whether it was created. A shard refuses `items` when one is
+/// another shard's, before anything is read or written (a new one before it is stored).
 fn open_or_create<'a>(
     key: &Key,
     limit: impl GrowthLimit,
-    create: bool,
-    capacity: Option<u64>,
+    create: Create,
+    items: &[Arg],
 ) -> Result<(Writing<'a, CuckooFilter>, bool)> {
-    if let Some(filter) = key.write()? {
+    if let Some(filter) = key.write::<CuckooFilter>()? {
+        shard::check_same(filter.shard(), create.shard)?;
+        shard::check_items(filter.shard(), items)?;
         return Ok((filter, false));
     }
+    let Create {
+        allowed: create,
+        capacity,
+        shard: place,
+    } = create;
     if !create {
         return Err(Error::NotFound);
     }
@@ -40,6 +57,11 @@ fn open_or_create<'a>(
         d.expansion,
         limit.limit(),
     )?;
+    let filter = match place {
+        None => filter,
+        Some(place) => filter.with_shard(place.clone()),
+    };
+    shard::check_items(filter.shard(), items)?;
     Ok((key.store(filter)?, true))
 }
 
@@ -50,7 +72,12 @@ fn add_one(call: &Call, nx: bool) -> Result<Reply> {
     // for only when the filter is created or grows.
     let limits = config::cf_limits(|| call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, limits.bytes, true, None)?;
+    let plain = Create {
+        allowed: true,
+        capacity: None,
+        shard: None,
+    };
+    let (mut filter, created) = open_or_create(&key, limits.bytes, plain, &call.args[2..3])?;
     let item = call.args[2].as_slice();
     let result = filter
         .check_expansions(limits.max_expansions)
@@ -83,29 +110,40 @@ pub fn addnx(call: &Call) -> Result<Reply> {
     add_one(call, true)
 }
 
-/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] ITEMS item...`, options told
-/// by their first letter as RedisBloom does, but written in full.
+/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] [SHARD name index count] ITEMS
+/// item...`, options told by their first letter as RedisBloom does, but written in full.
+/// SHARD (rsbloom's) makes a new filter a shard; the key's slot must be in the shard's, and
+/// an existing filter must have that very place.
 fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
     let (ctx, argv) = (call.ctx, call.args);
-    let (mut capacity, mut nocreate) = (None, false);
+    let (mut capacity, mut nocreate, mut place) = (None, false, None);
     let first_item = options::INSERT.run(
         argv,
         2,
         || call.wrong_arity(),
-        |name, value| {
-            match (name, value) {
-                ("CAPACITY", Some(v)) => capacity = Some(options::insert_capacity(v)?),
+        |name, values| {
+            match (name, values) {
+                ("CAPACITY", [v]) => capacity = Some(options::insert_capacity(v)?),
                 ("NOCREATE", _) => nocreate = true,
+                ("SHARD", _) => place = Some(shard::place(values)?),
                 _ => return Err(Error::Internal),
             }
             Ok(())
         },
     )?;
     let items = &argv[first_item..];
+    if let Some(place) = &place {
+        place.check_key(call.key().as_slice())?;
+    }
+    let create = Create {
+        allowed: !nocreate,
+        capacity,
+        shard: place.as_ref(),
+    };
 
     let limits = config::cf_limits(|| call.size_limit());
     let key = open_write(call);
-    let (mut filter, created) = open_or_create(&key, limits.bytes, !nocreate, capacity)?;
+    let (mut filter, created) = open_or_create(&key, limits.bytes, create, items)?;
     let checked = filter.check_expansions(limits.max_expansions);
     let mut results = Vec::with_capacity(items.len());
     if checked.is_ok() {

@@ -6,7 +6,7 @@ use rsbloom_core::error::{Error, Result};
 
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 
 /// CF.DEL key item: 1 if a copy was removed, 0 if there was none. A missing key or one of
 /// another type is RedisBloom's `Not found`.
@@ -16,6 +16,7 @@ pub fn del(call: &Call) -> Result<Reply> {
         .write::<CuckooFilter>()
         .unwrap_or(None)
         .ok_or(Error::CfDelNotFound)?;
+    shard::check_items(filter.shard(), &call.args[2..3])?;
     let deleted = filter.delete(call.args[2].as_slice());
     if deleted {
         // The delete (and the compaction it may start) is deterministic: replicas redo it.

@@ -8,16 +8,20 @@ use rsbloom_core::error::Result;
 use crate::commands::argv::Arg;
 use crate::commands::key::open_read;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 use crate::config;
 
 /// CF.EXISTS key item
 pub fn exists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
-    let found = key
-        .read::<CuckooFilter>()
-        .unwrap_or(None)
-        .is_some_and(|f| f.exists(call.args[2].as_slice()));
+    let item = &call.args[2..3];
+    let found = match key.read::<CuckooFilter>().unwrap_or(None) {
+        Some(f) => {
+            shard::check_items(f.shard(), item)?;
+            f.exists(item[0].as_slice())
+        }
+        None => false,
+    };
     Ok(Reply::Bool(found))
 }
 
@@ -27,6 +31,7 @@ pub fn mexists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let found = match key.read::<CuckooFilter>().unwrap_or(None) {
         Some(f) => {
+            shard::check_items(f.shard(), items)?;
             let hashes = hash_all(items.iter().map(Arg::as_slice));
             f.exists_batch(&hashes, config::batch_prefetch())
         }
@@ -39,9 +44,13 @@ pub fn mexists(call: &Call) -> Result<Reply> {
 /// both protocols).
 pub fn count(call: &Call) -> Result<Reply> {
     let key = open_read(call);
-    let n = key
-        .read::<CuckooFilter>()
-        .unwrap_or(None)
-        .map_or(0, |f| f.count(call.args[2].as_slice()));
+    let item = &call.args[2..3];
+    let n = match key.read::<CuckooFilter>().unwrap_or(None) {
+        Some(f) => {
+            shard::check_items(f.shard(), item)?;
+            f.count(item[0].as_slice())
+        }
+        None => 0,
+    };
     Ok(Reply::count(n))
 }

@@ -20,14 +20,14 @@ use super::argv::Arg;
 
 /// Replicates the creation of `filter` at `key` with every parameter spelled out (a
 /// replica's or an AOF replay's defaults may differ), as CF.RESERVE with the capacity that
-/// gives exactly the filter's buckets. Commands replicated after this one in the same call
-/// go with it in one MULTI/EXEC.
+/// gives exactly the filter's buckets, and a shard's place as SHARD. Commands replicated
+/// after this one in the same call go with it in one MULTI/EXEC.
 pub fn replicate_creation(ctx: &Context, key: &Arg, filter: &CuckooFilter) {
     let capacity = (filter.num_buckets() * filter.bucket_size() as u64).to_string();
     let bucket_size = filter.bucket_size().to_string();
     let iterations = filter.max_iterations().to_string();
     let expansion = filter.expansion().to_string();
-    let args: [&[u8]; 8] = [
+    let mut args: Vec<&[u8]> = vec![
         key.as_slice(),
         capacity.as_bytes(),
         b"BUCKETSIZE",
@@ -37,5 +37,15 @@ pub fn replicate_creation(ctx: &Context, key: &Arg, filter: &CuckooFilter) {
         b"EXPANSION",
         expansion.as_bytes(),
     ];
-    ctx.replicate("CF.RESERVE", &args[..]);
+    let (index, count);
+    if let Some(place) = filter.shard() {
+        (index, count) = (place.index.to_string(), place.count.to_string());
+        args.extend([
+            &b"SHARD"[..],
+            &place.name,
+            index.as_bytes(),
+            count.as_bytes(),
+        ]);
+    }
+    ctx.replicate("CF.RESERVE", args.as_slice());
 }

@@ -4,6 +4,7 @@ use rsbloom_core::error::{Error, Result};
 
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{self, Dispatch, Found, Opt};
+use crate::commands::shard::SHARD;
 use crate::config;
 
 /// The largest capacity CF.RESERVE and CF.INSERT take (RedisBloom 8's `cf-initial-size`
@@ -14,19 +15,20 @@ pub const MAX_CAPACITY: i64 = 1 << 30;
 pub const RESERVE: &[Opt] = &[
     Opt {
         name: "BUCKETSIZE",
-        takes_value: true,
+        values: 1,
         letters: &[],
     },
     Opt {
         name: "MAXITERATIONS",
-        takes_value: true,
+        values: 1,
         letters: &[],
     },
     Opt {
         name: "EXPANSION",
-        takes_value: true,
+        values: 1,
         letters: &[],
     },
+    SHARD,
 ];
 
 /// CF.INSERT's and CF.INSERTNX's options, told apart by their first letter.
@@ -34,19 +36,20 @@ pub const INSERT: Dispatch = Dispatch {
     options: &[
         Opt {
             name: "CAPACITY",
-            takes_value: true,
+            values: 1,
             letters: &[(0, b'c')],
         },
         Opt {
             name: "ITEMS",
-            takes_value: false,
+            values: 0,
             letters: &[(0, b'i')],
         },
         Opt {
             name: "NOCREATE",
-            takes_value: false,
+            values: 0,
             letters: &[(0, b'n')],
         },
+        SHARD,
     ],
     unknown: Error::UnknownArgument,
 };

@@ -1,8 +1,10 @@
 //! CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
+//! [SHARD name index count]
 //!
 //! RedisBloom 8's checks in its order (the capacity as a number, MAXITERATIONS, BUCKETSIZE,
-//! EXPANSION, the capacity's range against the bucket size, then the key). Words that are
-//! not options are refused after those checks (RedisBloom ignores them).
+//! EXPANSION, the capacity's range against the bucket size), then rsbloom's SHARD (its
+//! values, the key's slot against the shard's), then the key. Words that are not options
+//! are refused after those checks (RedisBloom ignores them).
 
 use rsbloom_core::cuckoo::filter::MAX_EXPANSION;
 use rsbloom_core::cuckoo::CuckooFilter;
@@ -13,7 +15,7 @@ use super::replicate_creation;
 use crate::commands::grammar::Keywords;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::Call;
+use crate::commands::{shard, Call};
 use crate::config;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
@@ -54,6 +56,14 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     if capacity < 2 * bucket_size || capacity > MAX_CAPACITY {
         return Err(Error::CfCapacityRange);
     }
+    let place = match words.values("SHARD", 3) {
+        None => None,
+        Some(values) => {
+            let place = shard::place(values.map_err(|()| call.wrong_arity())?)?;
+            place.check_key(call.key().as_slice())?;
+            Some(place)
+        }
+    };
     words.all_known()?;
 
     let key = open_write(call);
@@ -67,6 +77,10 @@ pub fn reserve(call: &Call) -> Result<Reply> {
         expansion as u16,
         call.size_limit(),
     )?;
+    let filter = match place {
+        None => filter,
+        Some(place) => filter.with_shard(place),
+    };
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter);
     call.notify();

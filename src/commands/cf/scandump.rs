@@ -1,5 +1,5 @@
-//! CF.SCANDUMP and CF.LOADCHUNK: a filter as a 38-byte header plus its slot arrays, and
-//! back.
+//! CF.SCANDUMP and CF.LOADCHUNK: a filter as a 38-byte header (rsbloom's longer one with
+//! its place for a shard, `sharded`) plus its slot arrays, and back.
 //!
 //! Unlike RedisBloom, every LOADCHUNK call is replicated and reaches the AOF (RedisBloom
 //! sends only the header, so replicas and AOF reloads get filters with empty slots), its
@@ -56,6 +56,12 @@ pub fn loadchunk(call: &Call) -> Result<Reply> {
         Load::Header(meta) => {
             let filter = CuckooFilter::from_meta(&meta, limit);
             key.store(filter.map_err(CuckooFilter::refused_load)?)?;
+        }
+        Load::ShardHeader(meta, place) => {
+            place.check_key(call.key().as_slice())?;
+            let filter =
+                CuckooFilter::from_meta(&meta, limit).map_err(CuckooFilter::refused_load)?;
+            key.store(filter.with_shard(*place))?;
         }
         Load::Data { offset, data } => {
             let mut filter = existing.ok_or(Error::NotFound)?;

@@ -103,12 +103,12 @@ pub fn add(call: &Call) -> Result<Reply> {
 const MERGE_OPTIONS: &[Opt] = &[
     Opt {
         name: "COMPRESSION",
-        takes_value: true,
+        values: 1,
         letters: &[],
     },
     Opt {
         name: "OVERRIDE",
-        takes_value: false,
+        values: 0,
         letters: &[],
     },
 ];

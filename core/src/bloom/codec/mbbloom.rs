@@ -141,6 +141,7 @@ fn chain_meta(chain: &ChainFields, layers: Vec<LayerMeta>, limit: u64) -> Result
         expansion,
         growth,
         layers,
+        shard: None,
     };
     meta.validate(limit)?;
     Ok(meta)

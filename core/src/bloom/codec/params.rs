@@ -1,16 +1,23 @@
 //! The parameter block of our own type (`RSbloom--`), shared by its RDB value and its
 //! SCANDUMP header.
 //!
-//! Fields, in order: `flags` (reserved, 0), `expansion` (0 = non-scaling), `error_rate`,
-//! `layers`, then per layer `capacity`, `count`, `k`, `error`, `bit_size`.
+//! Fields, in order: `flags`, `expansion` (0 = non-scaling), `error_rate`, `layers`, then
+//! per layer `capacity`, `count`, `k`, `error`, `bit_size`; then, when flag bit 0
+//! ([`SHARD_FLAG`]) is set, the filter's [shard place](crate::shard::place). A block with
+//! another flag bit set is refused: it was written by a later version that added a field.
 
 use crate::bloom::meta::max_layers;
 use crate::bloom::{ChainMeta, LayerMeta, Scheme};
 use crate::error::{bad_data, Result};
 use crate::fields::{FieldSink, FieldSource};
+use crate::shard::ShardPlace;
+
+/// Flag bit 0: a shard place follows the layers' parameters. Plain filters write flags 0,
+/// as every version before shards did.
+pub const SHARD_FLAG: u64 = 1;
 
 pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
-    out.put_u64(0);
+    out.put_u64(if meta.shard.is_some() { SHARD_FLAG } else { 0 });
     out.put_u64(meta.expansion as u64);
     out.put_f64(meta.error_rate);
     out.put_u64(meta.layers.len() as u64);
@@ -20,6 +27,9 @@ pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
         out.put_u64(layer.k as u64);
         out.put_f64(layer.error);
         out.put_u64(layer.bit_size);
+    }
+    if let Some(place) = &meta.shard {
+        place.encode(out);
     }
 }
 
@@ -31,8 +41,9 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 /// nothing large is allocated, and the caller validates the whole (after checking what must
 /// follow the block, so a malformed input is refused as such before its claimed size is).
 pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
-    if src.get_u64()? != 0 {
-        return Err(bad_data("unknown flags"));
+    let flags = src.get_u64()?;
+    if flags & !SHARD_FLAG != 0 {
+        return Err(bad_data(format!("unknown flags {flags:#x}")));
     }
     let expansion = to_u32(src.get_u64()?, "expansion")?;
     let error_rate = src.get_f64()?;
@@ -53,11 +64,16 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
             bpe: 0.0,
         });
     }
+    let shard = match flags & SHARD_FLAG {
+        0 => None,
+        _ => Some(Box::new(ShardPlace::decode(src)?)),
+    };
     Ok(ChainMeta {
         scheme: Scheme::Guava,
         error_rate,
         expansion,
         growth: expansion,
         layers,
+        shard,
     })
 }

@@ -229,3 +229,49 @@ fn claimed_layer_counts_reserve_nothing() {
         Err(Error::BadData(_))
     ));
 }
+
+#[test]
+fn a_shard_keeps_its_place_and_old_values_load_as_before() {
+    use crate::fields::{Reader, Writer};
+    use crate::shard::ShardPlace;
+    let place = ShardPlace::new(b"urls", 1, 3).unwrap();
+    let mut chain = Chain::new(0.01, 100, 2, LIMIT).unwrap();
+    let plain_bytes = {
+        let mut out = Writer::default();
+        native::save(&chain, &mut out);
+        out.0
+    };
+    assert_eq!(&plain_bytes[..8], &[0; 8], "a plain filter writes flags 0");
+    chain = chain.with_shard(place.clone()).unwrap();
+    for i in 0..300u32 {
+        chain.add(&i.to_le_bytes(), LIMIT).unwrap();
+    }
+    let mut out = Writer::default();
+    native::save(&chain, &mut out);
+    assert_eq!(out.0[0], 1, "flag bit 0: a place follows");
+    let loaded = native::load(&mut Reader(&out.0), native::ENCODING_VERSION, LIMIT).unwrap();
+    assert_eq!(loaded, chain);
+    assert_eq!(loaded.shard(), Some(&place));
+    // The SCANDUMP header carries it too.
+    let meta = scandump::parse_header(&scandump::header_of(&chain), LIMIT).unwrap();
+    assert_eq!(meta.shard.as_deref(), Some(&place));
+    // Unknown flag bits are refused.
+    let mut unknown = out.0.clone();
+    unknown[0] = 3;
+    assert!(native::load(&mut Reader(&unknown), native::ENCODING_VERSION, LIMIT).is_err());
+    for cut in 0..out.0.len() {
+        let short = native::load(&mut Reader(&out.0[..cut]), native::ENCODING_VERSION, LIMIT);
+        assert!(short.is_err());
+    }
+    // RedisBloom's format and Guava's cannot hold a place.
+    assert!(
+        Chain::create(crate::bloom::Scheme::RedisBloom, 0.01, 100, 2, LIMIT)
+            .unwrap()
+            .with_shard(place)
+            .is_err()
+    );
+    assert!(matches!(
+        super::writeto::export(&chain),
+        Err(Error::ShardUnsupported(_))
+    ));
+}

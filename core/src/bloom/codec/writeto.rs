@@ -98,6 +98,7 @@ pub fn derive_meta(
             bit_size: header.bit_size(),
             bpe: 0.0,
         }],
+        shard: None,
     }
 }
 
@@ -171,6 +172,12 @@ pub fn export_header(chain: &Chain) -> Result<Header> {
 /// [`export_header`] from the filter's parameters alone (a tool that streams the filter
 /// decides from its SCANDUMP header).
 pub fn export_header_of(meta: &ChainMeta) -> Result<Header> {
+    if meta.shard.is_some() {
+        // Guava's bytes have no room for the place: an exported shard would route nothing.
+        return Err(Error::ShardUnsupported(
+            "a shard cannot be exported to Guava's format (its place would be lost)",
+        ));
+    }
     if meta.scheme != Scheme::Guava {
         return Err(Error::Unsupported(
             "filters in RedisBloom's format hash differently and cannot be exported to Guava"

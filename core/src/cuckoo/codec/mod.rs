@@ -4,9 +4,12 @@
 //!
 //! - [`rdb`]: the RDB value (what a DUMP payload holds)
 //! - [`scandump`]: the SCANDUMP header, the SCANDUMP steps and LOADCHUNK calls
+//! - [`sharded`]: `RSbloomCF`, rsbloom's type for shards: the RDB value and SCANDUMP header
+//!   with the shard's place
 
 pub mod rdb;
 pub mod scandump;
+pub mod sharded;
 
 #[cfg(test)]
 mod proptests;

@@ -12,10 +12,12 @@
 
 use std::borrow::Cow;
 
+use super::sharded;
 use crate::cuckoo::meta::MAX_BUCKETS;
 use crate::cuckoo::{CuckooFilter, CuckooMeta};
 use crate::error::{Error, Result};
 use crate::fields::Packed;
+use crate::shard::ShardPlace;
 
 pub const HEADER_LEN: usize = 38;
 /// RedisBloom's chunk size: sub-filters up to this size come back whole.
@@ -105,7 +107,7 @@ pub fn dump_step(
 /// not). `iter` is not negative.
 fn step(filter: &CuckooFilter, iter: i64, max_chunk: u64) -> (i64, Option<Cow<'_, [u8]>>) {
     if iter == 0 {
-        return (1, Some(Cow::Owned(encode_header(&filter.meta()))));
+        return (1, Some(Cow::Owned(sharded::header_of(filter))));
     }
     let chunk = filter.read_chunk(iter as u64 - 1, max_chunk);
     let next = chunk.and_then(|c| iter.checked_add(i64::try_from(c.len()).ok()?));
@@ -133,6 +135,8 @@ pub fn load_calls(filter: &CuckooFilter, max_chunk: u64) -> Vec<(i64, Cow<'_, [u
 pub enum Load<'a> {
     /// Iterator 1: the header of a new filter.
     Header(CuckooMeta),
+    /// Iterator 1: the header of a new shard (rsbloom's header, see [`sharded`]).
+    ShardHeader(CuckooMeta, Box<ShardPlace>),
     /// A data chunk and the stream byte it starts at (checked against the filter by
     /// [`CuckooFilter::write_chunk`]).
     Data { offset: u64, data: &'a [u8] },
@@ -149,7 +153,10 @@ pub fn parse_load(iter: i64, data: &[u8], limit: u64) -> Result<Load<'_>> {
 pub fn parse_load_from(iter: i64, data: &[u8], limit: u64, sender: Sender) -> Result<Load<'_>> {
     match iter {
         0 => Err(Error::CfInvalidPosition),
-        1 => Ok(Load::Header(decode_header_from(data, limit, sender)?)),
+        1 => Ok(match sharded::decode_any_header(data, limit, sender)? {
+            (meta, None) => Load::Header(meta),
+            (meta, Some(place)) => Load::ShardHeader(meta, Box::new(place)),
+        }),
         it if it > 1 && !data.is_empty() => {
             let offset = (it as u64 - 1)
                 .checked_sub(data.len() as u64)

@@ -222,6 +222,7 @@ fn scandump_steps_and_loadchunk_rebuild_the_filter() {
     for (iter, data) in steps.iter().filter(|(it, _)| *it != 0) {
         match parse_load(*iter, data.as_deref().unwrap(), NO_LIMIT).unwrap() {
             Load::Header(meta) => copy = Some(CuckooFilter::from_meta(&meta, NO_LIMIT).unwrap()),
+            Load::ShardHeader(..) => panic!("a plain filter's header"),
             Load::Data { offset, data } => {
                 copy.as_mut().unwrap().write_chunk(offset, data).unwrap()
             }
@@ -289,4 +290,50 @@ fn loadchunk_calls_are_checked() {
             data: b"ab"
         })
     );
+}
+
+#[test]
+fn a_shard_keeps_its_place_through_its_value_and_header() {
+    use super::sharded;
+    use crate::shard::ShardPlace;
+    let place = ShardPlace::new(b"urls", 2, 3).unwrap();
+    let f = filled(256, 4, 2, 600).with_shard(place.clone());
+    // The RDB value: MBbloomCF's fields, then the place.
+    let mut out = Writer::default();
+    sharded::save(&f, &mut out);
+    let mut plain = Writer::default();
+    rdb::save(&f, &mut plain);
+    assert!(out.0.starts_with(&plain.0));
+    let loaded = sharded::load(&mut Reader(&out.0), sharded::ENCODING_VERSION, NO_LIMIT).unwrap();
+    assert_eq!(loaded, f);
+    for cut in 0..out.0.len() {
+        assert!(sharded::load(&mut Reader(&out.0[..cut]), 1, NO_LIMIT).is_err());
+    }
+    assert!(sharded::load(&mut Reader(&out.0), 2, NO_LIMIT).is_err());
+    // The header: ours with the place, told apart from RedisBloom's 38 bytes.
+    let header = sharded::header_of(&f);
+    assert!(header.len() > scandump::HEADER_LEN && header.starts_with(b"RSCF"));
+    let Load::ShardHeader(meta, got) = parse_load(1, &header, NO_LIMIT).unwrap() else {
+        panic!("not a shard header");
+    };
+    assert_eq!((meta, *got), (f.meta(), place));
+    assert_eq!(
+        sharded::header_of(&f.clone().without_shard()),
+        encode_header(&f.meta())
+    );
+    for cut in 0..header.len() {
+        assert!(
+            parse_load(1, &header[..cut], NO_LIMIT).is_err(),
+            "cut at {cut}"
+        );
+    }
+    let mut trailing = header.clone();
+    trailing.push(0);
+    assert!(parse_load(1, &trailing, NO_LIMIT).is_err());
+    let mut version = header.clone();
+    version[4] = 2;
+    assert!(parse_load(1, &version, NO_LIMIT).is_err());
+    // A SCANDUMP of a shard starts with its header, and its steps rebuild it.
+    let (next, data) = dump_step(&f, 0, scandump::MAX_CHUNK).unwrap();
+    assert_eq!((next, data.unwrap().into_owned()), (1, header));
 }

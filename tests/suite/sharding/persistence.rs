@@ -1,0 +1,133 @@
+//! A shard keeps its place wherever its value goes: DEBUG RELOAD (RDB), DUMP / RESTORE,
+//! SCANDUMP / LOADCHUNK, the AOF rewrite (LOADCHUNK chunks) replayed, and a replica.
+
+use super::*;
+
+/// A Bloom shard (0) and a cuckoo shard (2) holding a few hundred of their items (the Bloom
+/// one grown to a second layer).
+fn populate(c: &mut Connection) -> [(&'static str, String, u32); 2] {
+    let bf = reserve(c, "bf", 0);
+    let cf = reserve(c, "cf", 2);
+    for (command, key, i) in [("BF.MADD", &bf, 0), ("CF.INSERT", &cf, 2)] {
+        let mut args = vec![command.as_bytes().to_vec(), key.clone().into_bytes()];
+        if command == "CF.INSERT" {
+            args.push(b"ITEMS".to_vec());
+        }
+        args.extend(items(i, true, 1500));
+        raw(c, &args);
+    }
+    [("bf", bf, 0), ("cf", cf, 2)]
+}
+
+fn info_cmd(family: &str) -> &'static str {
+    if family == "bf" {
+        "BF.INFO"
+    } else {
+        "CF.INFO"
+    }
+}
+
+/// Each shard's DUMP, INFO and routing are as `want` (DUMPs) says, on this connection.
+fn assert_same(c: &mut Connection, shards: &[(&str, String, u32)], want: &[Vec<u8>], at: &str) {
+    for ((family, key, i), dumped) in shards.iter().zip(want) {
+        assert_eq!(&dump(c, key), dumped, "{key} {at}");
+        assert_eq!(
+            place_fields(c, info_cmd(family), key),
+            expected_place(*i),
+            "{at}"
+        );
+        assert_routes(c, family, key, *i);
+    }
+}
+
+#[test]
+fn a_shard_keeps_its_place_through_rdb_dump_scandump_aof_and_replicas() {
+    let primary = Server::start();
+    let mut c = primary.conn();
+    aof_always(&mut c, false);
+    let replica = primary.start_replica();
+    let shards = populate(&mut c);
+    let want: Vec<Vec<u8>> = shards.iter().map(|(_, k, _)| dump(&mut c, k)).collect();
+    assert_eq!(want[0][0], 7, "a module value");
+
+    // The replica got the creations (a header, CF.RESERVE ... SHARD) and the adds.
+    expect_int(&mut c, &["WAIT", "1", "5000"], 1);
+    assert_same(&mut replica.conn(), &shards, &want, "on the replica");
+
+    expect_ok(&mut c, &["DEBUG", "RELOAD"]);
+    assert_same(&mut c, &shards, &want, "after DEBUG RELOAD");
+
+    // The AOF rewrite (LOADCHUNK chunks with the place in the header), replayed.
+    raw(&mut c, &["BGREWRITEAOF"]);
+    wait_for_aof_rewrite(&mut c);
+    expect_ok(&mut c, &["DEBUG", "LOADAOF"]);
+    assert_same(
+        &mut c,
+        &shards,
+        &want,
+        "after the AOF rewrite and DEBUG LOADAOF",
+    );
+
+    for ((family, key, i), dumped) in shards.iter().zip(&want) {
+        // RESTORE into another key of the same slot.
+        let tag = &key[..key.find('}').unwrap() + 1];
+        let copy = format!("{tag}restored");
+        let args: [&[u8]; 4] = [b"RESTORE", copy.as_bytes(), b"0", dumped];
+        expect_ok(&mut c, &args);
+        assert_same(
+            &mut c,
+            &[(family, copy, *i)],
+            std::slice::from_ref(dumped),
+            "RESTORE",
+        );
+
+        // SCANDUMP / LOADCHUNK into a new key of the same slot.
+        let (scan, load) = match *family {
+            "bf" => ("BF.SCANDUMP", "BF.LOADCHUNK"),
+            _ => ("CF.SCANDUMP", "CF.LOADCHUNK"),
+        };
+        let copy = format!("{tag}loaded");
+        let mut iter = 0i64;
+        loop {
+            let v = raw(&mut c, &[scan, key, &iter.to_string()]);
+            let Value::Array(parts) = v else {
+                panic!("{scan}: {v:?}")
+            };
+            iter = as_int(&parts[0]);
+            if iter == 0 {
+                break;
+            }
+            let data = as_bytes(&parts[1]);
+            let it = iter.to_string();
+            let args: [&[u8]; 4] = [load.as_bytes(), copy.as_bytes(), it.as_bytes(), &data];
+            expect_ok(&mut c, &args);
+        }
+        assert_same(
+            &mut c,
+            &[(family, copy, *i)],
+            std::slice::from_ref(dumped),
+            "LOADCHUNK",
+        );
+        // A shard's header loaded into a key outside its slots is refused.
+        let header = as_bytes(&array_at(raw(&mut c, &[scan, key, "0"]), 1));
+        let elsewhere = items(*i, false, 1).remove(0);
+        let args: [&[u8]; 4] = [load.as_bytes(), &elsewhere, b"1", &header];
+        expect_err_prefix(&mut c, &args, "ERR the key's slot ");
+    }
+
+    // The replica holds the copies too (LOADCHUNK and RESTORE replicate as they came).
+    expect_int(&mut c, &["WAIT", "1", "5000"], 1);
+    assert_same(
+        &mut replica.conn(),
+        &shards,
+        &want,
+        "on the replica at the end",
+    );
+}
+
+fn array_at(v: Value, i: usize) -> Value {
+    match v {
+        Value::Array(mut parts) => parts.swap_remove(i),
+        other => panic!("not an array: {other:?}"),
+    }
+}
