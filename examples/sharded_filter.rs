@@ -5,6 +5,11 @@
 //! ```sh
 //! cargo run --release --example sharded_filter -- 127.0.0.1:7000 [127.0.0.1:7001 ...]
 //! ```
+//!
+//! `--bench N` (used by `bench/sharding.py`) reserves a fresh filter for N items, adds N
+//! items and looks up N others, in batches of 1,000, and prints one line per operation,
+//! `bench <op> <count> <seconds>` (op `madd`, then `mexists`); with `--single` the address
+//! is one plain server, not a node of a cluster.
 
 use rsbloom_client::{BloomOptions, ShardedBloom, Transport};
 
@@ -55,20 +60,95 @@ pub fn run_demo<C: Transport>(
     })
 }
 
+/// One timed operation of [`run_bench`]: its name, the items it handled and the seconds
+/// it took.
+#[derive(Debug)]
+pub struct BenchLine {
+    pub op: &'static str,
+    pub count: usize,
+    pub seconds: f64,
+}
+
+/// The items of one benchmark operation: `prefix:0` to `prefix:n-1`.
+fn bench_items(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}:{i}")).collect()
+}
+
+/// Reserves `name` (1 %, `n` items, the default shard count), times `madd` of `n` new
+/// items and `mexists` of `n` others, in batches of 1,000, then deletes the filter.
+pub fn run_bench<C: Transport>(
+    con: &mut C,
+    name: &str,
+    n: usize,
+) -> rsbloom_client::Result<Vec<BenchLine>> {
+    const BATCH: usize = 1000;
+    let options = BloomOptions::default();
+    let filter = ShardedBloom::reserve(con, name, 0.01, n.max(1) as u64, None, options)?;
+    let (members, probes) = (bench_items("b", n), bench_items("p", n));
+    let mut lines = Vec::with_capacity(2);
+    let started = std::time::Instant::now();
+    for batch in members.chunks(BATCH) {
+        filter.madd(con, batch)?;
+    }
+    lines.push(BenchLine {
+        op: "madd",
+        count: n,
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    let started = std::time::Instant::now();
+    for batch in probes.chunks(BATCH) {
+        filter.mexists(con, batch)?;
+    }
+    lines.push(BenchLine {
+        op: "mexists",
+        count: n,
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    filter.delete(con)?;
+    Ok(lines)
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: sharded_filter [--bench N [--single]] HOST:PORT [HOST:PORT ...]\n  \
+         (nodes of a Redis Cluster; with --single, one plain server)"
+    );
+    std::process::exit(2);
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let seeds: Vec<String> = std::env::args()
-        .skip(1)
-        .map(|a| match a.starts_with("redis://") {
-            true => a,
-            false => format!("redis://{a}/"),
-        })
-        .collect();
-    if seeds.is_empty() {
-        eprintln!("usage: sharded_filter HOST:PORT [HOST:PORT ...]   (nodes of a Redis Cluster)");
-        std::process::exit(2);
+    let (mut bench, mut single, mut seeds) = (None, false, Vec::new());
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--bench" => match args.next().and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) => bench = Some(n),
+                None => usage(),
+            },
+            "--single" => single = true,
+            _ if a.starts_with("--") => usage(),
+            _ if a.starts_with("redis://") => seeds.push(a),
+            _ => seeds.push(format!("redis://{a}/")),
+        }
+    }
+    if seeds.is_empty() || (single && (seeds.len() != 1 || bench.is_none())) {
+        usage();
+    }
+    let name = format!("demo{}", std::process::id());
+    if let Some(n) = bench {
+        let lines = if single {
+            let mut con = redis::Client::open(seeds[0].as_str())?.get_connection()?;
+            run_bench(&mut con, &name, n)?
+        } else {
+            let mut con = redis::cluster::ClusterClient::new(seeds)?.get_connection()?;
+            run_bench(&mut con, &name, n)?
+        };
+        for l in lines {
+            println!("bench {} {} {:.6}", l.op, l.count, l.seconds);
+        }
+        return Ok(());
     }
     let mut con = redis::cluster::ClusterClient::new(seeds)?.get_connection()?;
-    let name = format!("demo{}", std::process::id());
     let report = run_demo(&mut con, &name, 12, 100_000)?;
     println!(
         "logical filter {name:?} over {} shards:",

@@ -1,14 +1,20 @@
 //! `rsbloom-cli sharded ...`: one Bloom or cuckoo filter over many keys (protocol
 //! `rsbloom-sharding/1`, docs/sharding.md), through the `rsbloom-client` crate: create,
 //! info, delete, and copy to another server or cluster shard by shard (each shard's
-//! SCANDUMP header carries its place, so the copy is a shard of the same filter).
+//! SCANDUMP header carries its place, so the copy is a shard of the same filter). A cuckoo
+//! shard with no items sends no header (RedisBloom's rule for `CF.SCANDUMP`), so its
+//! header is rebuilt from `CF.DEBUG` and given the place the source's `CF.INFO` shows.
 
 use clap::{Args, Subcommand, ValueEnum};
+use redis::{FromRedisValue, Value};
 use rsbloom_client::{
     BloomOptions, CuckooOptions, Description, Params, ShardedBloom, ShardedCuckoo, Shards,
 };
 
-use crate::fail::{Fail, Result};
+use rsbloom_core::cuckoo::codec::{scandump as cuckoo_scandump, sharded as cuckoo_sharded};
+use rsbloom_core::shard::ShardPlace;
+
+use crate::fail::{fail, Fail, Result};
 use crate::family::Family;
 use crate::scan;
 use crate::server::{Conn, Staging};
@@ -224,7 +230,28 @@ fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
         keys: vec![name.as_bytes().to_vec()],
         done: false,
     };
-    for key in &shards.keys {
+    // Every source key must be the shard its index names before anything is copied.
+    let infos = shards.infos(&mut from)?;
+    let mut places = Vec::with_capacity(shards.keys.len());
+    for (i, (key, info)) in shards.keys.iter().zip(&infos).enumerate() {
+        let key = String::from_utf8_lossy(key);
+        let expected = ShardPlace::new(name.as_bytes(), i as u64, shards.keys.len() as u64)
+            .map_err(|e| Fail(format!("'{name}': {}", Fail::from(e))))?;
+        match place_in_info(info) {
+            Some(place) if place == expected => places.push(place),
+            Some(place) => {
+                return fail(format!(
+                    "'{key}' is shard {} of {} of '{}', not shard {i} of {} of '{name}'",
+                    place.index,
+                    place.count,
+                    String::from_utf8_lossy(&place.name),
+                    expected.count
+                ))
+            }
+            None => return fail(format!("'{key}' is not a shard (its INFO shows no place)")),
+        }
+    }
+    for (key, place) in shards.keys.iter().zip(&places) {
         let key = std::str::from_utf8(key).map_err(|_| Fail("a shard key is not UTF-8".into()))?;
         let mut progress = None;
         let mut staging = Staging::new(&mut *made.con, family, key, false)?;
@@ -234,7 +261,10 @@ fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
             key,
             &mut progress,
             "copied",
-            |it, data| staging.load(it, &data),
+            |it, data| match (family, it) {
+                (Family::Cuckoo, 1) => staging.load(it, &cuckoo_shard_header(key, data, place)?),
+                _ => staging.load(it, &data),
+            },
         )?;
         staging.commit()?;
         made.keys.push(key.as_bytes().to_vec());
@@ -245,4 +275,34 @@ fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
     made.done = true;
     eprintln!("copied sharded filter {name}: {} shards", shards.keys.len());
     Ok(())
+}
+
+/// The place `BF.INFO` / `CF.INFO` of a shard ends with (`Shard of`, `Shard`, `Shards`);
+/// none for a plain filter.
+fn place_in_info(info: &[(String, Value)]) -> Option<ShardPlace> {
+    let field = |name: &str| info.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let name = Vec::<u8>::from_redis_value(field("Shard of")?).ok()?;
+    let index = u64::from_redis_value(field("Shard")?).ok()?;
+    let count = u64::from_redis_value(field("Shards")?).ok()?;
+    ShardPlace::new(&name, index, count).ok()
+}
+
+/// The header a cuckoo shard is loaded from: the source's own when it carries the place
+/// (it must be `place`); RedisBloom's 38 bytes only come from `CF.DEBUG` for a shard with no
+/// items (`scan`), and get `place`, which the source's INFO showed, so the copy stays a shard.
+fn cuckoo_shard_header(key: &str, header: Vec<u8>, place: &ShardPlace) -> Result<Vec<u8>> {
+    let user = cuckoo_scandump::Sender::User;
+    let (meta, found) = cuckoo_sharded::decode_any_header(&header, u64::MAX, user)
+        .map_err(|e| Fail(format!("the header of '{key}': {}", Fail::from(e))))?;
+    match found {
+        Some(found) if &found == place => Ok(header),
+        Some(found) => fail(format!(
+            "the header of '{key}' names shard {} of {} of '{}'",
+            found.index,
+            found.count,
+            String::from_utf8_lossy(&found.name)
+        )),
+        None if meta.items == 0 => Ok(cuckoo_sharded::encode_header(&meta, place)),
+        None => fail(format!("'{key}' sent a plain cuckoo header with items")),
+    }
 }

@@ -201,3 +201,128 @@ fn sharded_copy_from_a_cluster_to_a_server() {
         .iter()
         .all(|&x| x));
 }
+
+/// `CF.INFO` / `BF.INFO` of `key` as (name, value) pairs, values as text.
+fn info_pairs(con: &mut redis::Connection, command: &str, key: &str) -> Vec<(String, String)> {
+    let v: redis::Value = redis::cmd(command).arg(key).query(con).expect(command);
+    let text = |v: &redis::Value| match v {
+        redis::Value::Int(n) => n.to_string(),
+        other => String::from_redis_value(other).expect("a text value"),
+    };
+    match v {
+        redis::Value::Array(items) => items
+            .chunks(2)
+            .map(|p| (text(&p[0]), text(&p[1])))
+            .collect(),
+        other => panic!("{command} {key}: {other:?}"),
+    }
+}
+
+use redis::FromRedisValue;
+
+/// A cuckoo shard with no items sends no header to `CF.SCANDUMP`: the copy rebuilds it and
+/// keeps the shard's place (and its counters: one shard had items, all deleted again); the
+/// empty shards of a Bloom filter copy as they are; a plain filter where a shard should be
+/// is refused before anything is written.
+#[test]
+fn sharded_copy_keeps_the_place_of_empty_shards() {
+    use rsbloom_core::shard::layout::shard_of_item;
+
+    let (a, b) = (Server::start(), Server::start());
+    let (mut ca, mut cb) = (a.conn(), b.conn());
+    let create = |family: &str, name: &str| {
+        ok(
+            &a.url(),
+            &[
+                "sharded",
+                "create",
+                family,
+                name,
+                "--capacity",
+                "1000",
+                "--shards",
+                "4",
+            ],
+        );
+    };
+    create("cuckoo", "few");
+    create("bloom", "none");
+    let few = ShardedCuckoo::open(&mut ca, "few").expect("open");
+    // Items of shard 0 only, and one of shard 1 added and removed again.
+    let mine: Vec<String> = items("f", 400)
+        .into_iter()
+        .filter(|it| shard_of_item(it.as_bytes(), 4) == 0)
+        .collect();
+    assert!(few.madd(&mut ca, &mine).expect("madd").iter().all(|&x| x));
+    let gone = items("g", 400)
+        .into_iter()
+        .find(|it| shard_of_item(it.as_bytes(), 4) == 1)
+        .expect("an item of shard 1");
+    assert!(few.add(&mut ca, &gone).expect("add"));
+    assert!(few.remove(&mut ca, &gone).expect("remove"));
+
+    for name in ["few", "none"] {
+        ok(&a.url(), &["sharded", "copy", name, "--to", &b.url()]);
+    }
+    assert_eq!(keys_of(&mut ca), keys_of(&mut cb));
+    let none = ShardedBloom::open(&mut ca, "none").expect("open");
+    for (command, keys) in [("CF.INFO", few.keys()), ("BF.INFO", none.keys())] {
+        for (i, key) in keys.iter().enumerate() {
+            let key = String::from_utf8_lossy(key);
+            let (from, to) = (
+                info_pairs(&mut ca, command, &key),
+                info_pairs(&mut cb, command, &key),
+            );
+            assert_eq!(from, to, "{command} {key}");
+            let shard = ("Shard".to_string(), i.to_string());
+            assert!(to.contains(&shard), "{command} {key}: {to:?}");
+            assert_eq!(
+                digest_value(&mut ca, &key),
+                digest_value(&mut cb, &key),
+                "{key}"
+            );
+        }
+    }
+    // The copies are in force as shards: an item of another shard is refused.
+    let copied = ShardedCuckoo::open(&mut cb, "few").expect("open the copy");
+    let key2 = String::from_utf8_lossy(&copied.keys()[2]).into_owned();
+    let stranger = items("x", 400)
+        .into_iter()
+        .find(|it| shard_of_item(it.as_bytes(), 4) == 0)
+        .unwrap();
+    let refused: redis::RedisResult<i64> = redis::cmd("CF.ADD")
+        .arg(&key2)
+        .arg(&stranger)
+        .query(&mut cb);
+    let err = refused
+        .expect_err("an item of shard 0 in shard 2")
+        .to_string();
+    assert!(err.contains("wrong shard"), "{err}");
+    assert!(copied
+        .mexists(&mut cb, &mine)
+        .expect("mexists")
+        .iter()
+        .all(|&x| x));
+    assert_eq!(copied.card(&mut cb).expect("card"), mine.len() as u64);
+    assert!(
+        copied
+            .madd(&mut cb, std::slice::from_ref(&gone))
+            .expect("madd")[0]
+    );
+
+    // A plain filter in place of shard 3: nothing reaches the target.
+    let key3 = String::from_utf8_lossy(&few.keys()[3]).into_owned();
+    let _: () = redis::cmd("DEL").arg(&key3).query(&mut ca).unwrap();
+    let _: () = redis::cmd("CF.RESERVE")
+        .arg(&key3)
+        .arg(100)
+        .query(&mut ca)
+        .unwrap();
+    let c = Server::start();
+    fails(
+        &a.url(),
+        &["sharded", "copy", "few", "--to", &c.url()],
+        &format!("'{key3}' is not a shard"),
+    );
+    assert!(keys_of(&mut c.conn()).is_empty());
+}

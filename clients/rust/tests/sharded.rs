@@ -8,6 +8,8 @@ use std::collections::BTreeSet;
 
 use redis::Value;
 use rsbloom_client::{BloomOptions, CuckooOptions, Error, ShardedBloom, ShardedCuckoo, Transport};
+use rsbloom_core::shard::layout::shard_of_item;
+use rsbloom_core::shard::slot::key_slot;
 use rsbloom_test_support::cluster::Cluster;
 use rsbloom_test_support::Server;
 
@@ -116,8 +118,11 @@ fn cuckoo_round<C: Transport>(
     for batch in items.chunks(1_000) {
         assert!(filter.madd(con, batch).expect("madd").iter().all(|&a| a));
     }
-    // Every third item was added twice.
-    assert_eq!(filter.count(con, &items[2]).expect("count"), 2);
+    // Every third item repeats an earlier one, which may itself be a repeat: items[2] is
+    // "user:1", repeated at 5, 11, 23, ... 3071 (12 copies in all); "user:0" is added once.
+    let copies = |it: &String| items.iter().filter(|x| *x == it).count() as u64;
+    assert_eq!(copies(&items[2]), 12);
+    assert_eq!(filter.count(con, &items[2]).expect("count"), 12);
     assert_eq!(filter.count(con, &items[0]).expect("count"), 1);
     let mut probe = items[..10].to_vec();
     probe.insert(3, "never added".to_string());
@@ -131,8 +136,27 @@ fn cuckoo_round<C: Transport>(
         .all(|&a| a));
     assert_eq!(filter.card(con).expect("card"), 6_000);
     assert!(filter.remove(con, &items[2]).expect("remove"));
-    assert_eq!(filter.count(con, &items[2]).expect("count"), 1);
+    assert_eq!(filter.count(con, &items[2]).expect("count"), 11);
     assert!(!filter.remove(con, "never added").expect("remove"));
+
+    // The module holds each shard to its slots: an item of shard 1 sent to shard 0 is refused.
+    let count = filter.keys().len() as u32;
+    let stranger = (0..)
+        .map(|i| format!("stranger:{i}"))
+        .find(|it| shard_of_item(it.as_bytes(), count) == 1)
+        .unwrap();
+    let refused = con
+        .connection()
+        .req_command(redis::cmd("CF.ADD").arg(&filter.keys()[0]).arg(&stranger));
+    assert_eq!(
+        refused
+            .and_then(Value::extract_error)
+            .map_err(|e| e.detail().unwrap_or_default().to_string()),
+        Err(format!(
+            "wrong shard: the item's slot {} belongs to shard 1 of {count}, not shard 0",
+            key_slot(stranger.as_bytes())
+        )),
+    );
 
     let opened = ShardedCuckoo::open(other, name).expect("open");
     assert_eq!(opened.keys(), filter.keys());

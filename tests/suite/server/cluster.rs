@@ -829,6 +829,34 @@ fn sharded_filter_recipe_spreads_over_every_master() {
             (u32::from(first)..end).contains(&server),
             "{key} in slot {server}, not in [{first}, {end})"
         );
+        // The shard records its place: BF.INFO's pairs after RedisBloom's.
+        let info: Value = redis::cmd("BF.INFO")
+            .arg(&key)
+            .query(&mut con)
+            .expect("BF.INFO");
+        let Value::Array(pairs) = info else {
+            panic!("BF.INFO {key}: {info:?}")
+        };
+        let place: Vec<String> = pairs[pairs.len() - 8..]
+            .iter()
+            .map(|v| match v {
+                Value::Int(n) => n.to_string(),
+                other => as_text(other),
+            })
+            .collect();
+        let slots = format!("{first}-{}", end - 1);
+        let (index, count) = (i.to_string(), SHARDS.to_string());
+        let expected = [
+            "Shard of",
+            "seen",
+            "Shard",
+            &index,
+            "Shards",
+            &count,
+            "Shard slots",
+            &slots,
+        ];
+        assert_eq!(place, expected, "BF.INFO {key}");
     }
     let items: Vec<String> = (0..ITEMS).map(|i| format!("user:{i}")).collect();
     let mut new = 0;
@@ -899,6 +927,18 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         filter.delete(&mut con).expect("delete"),
         u64::from(SHARDS) + 1
     );
+
+    // The example's --bench mode (bench/sharding.py): madd, then mexists, of N items each,
+    // on a filter it reserves and deletes again.
+    let lines = sharded_filter::run_bench(&mut con, "bench", 2_500).expect("bench");
+    let ops: Vec<(&str, usize)> = lines.iter().map(|l| (l.op, l.count)).collect();
+    assert_eq!(ops, [("madd", 2_500), ("mexists", 2_500)], "{lines:?}");
+    assert!(lines.iter().all(|l| l.seconds > 0.0), "{lines:?}");
+    let left: i64 = redis::cmd("EXISTS")
+        .arg("bench")
+        .query(&mut con)
+        .expect("EXISTS");
+    assert_eq!(left, 0, "the bench's description is deleted");
 }
 
 /// A filter bigger than the target's `proto-max-bulk-len` cannot be migrated: `MIGRATE` fails,
