@@ -12,6 +12,7 @@ mod family;
 mod payload;
 mod progress;
 mod server;
+mod sharded;
 mod slot;
 
 use std::fs::File;
@@ -94,6 +95,11 @@ enum Command {
     },
     /// Write Bloom filter KEY (one layer) as a Guava BloomFilter.writeTo() file
     ExportGuava { key: String, file: PathBuf },
+    /// One Bloom or cuckoo filter over many keys (docs/sharding.md): create, info, delete, copy
+    Sharded {
+        #[command(subcommand)]
+        command: sharded::Sharded,
+    },
 }
 
 impl Command {
@@ -104,6 +110,7 @@ impl Command {
             Command::Copy { .. } => "copy",
             Command::ImportGuava { .. } => "import-guava",
             Command::ExportGuava { .. } => "export-guava",
+            Command::Sharded { .. } => "sharded",
         }
     }
 }
@@ -146,6 +153,7 @@ fn run(cli: &Cli) -> Result<()> {
             replace,
         } => import_guava(source, key, file, *capacity, *error, *replace),
         Command::ExportGuava { key, file } => export_guava(source()?, key, file),
+        Command::Sharded { command } => sharded::run(command, &cli.url, source()?, connect),
     }
 }
 
@@ -245,7 +253,8 @@ fn restore(
     con: impl FnOnce() -> Result<Conn>,
 ) -> Result<()> {
     let mut input = DumpReader::open(file)?;
-    let mut staging = Staging::new(con()?, input.family, key, replace)?;
+    let mut con = con()?;
+    let mut staging = Staging::new(&mut con, input.family, key, replace)?;
     let header = std::mem::take(&mut input.header);
     let mut progress = Progress::new("restored", key, header.len() as u64 + input.data_len);
     staging.load(1, &header)?;
@@ -275,9 +284,9 @@ fn restore(
     Ok(())
 }
 
-fn copy(mut from: Conn, key: &str, to: Conn, to_key: &str, replace: bool) -> Result<()> {
+fn copy(mut from: Conn, key: &str, mut to: Conn, to_key: &str, replace: bool) -> Result<()> {
     let family = family_of(&mut from, key)?;
-    let mut staging = Staging::new(to, family, to_key, replace)?;
+    let mut staging = Staging::new(&mut to, family, to_key, replace)?;
     let mut progress = None;
     scan(
         &mut from,
@@ -358,7 +367,8 @@ fn import_guava(
         .map_err(|e| Fail(format!("cannot import {name}: {}", Fail::from(e))))?;
 
     // Pass 2: the header, then the words as little-endian chunks.
-    let mut staging = Staging::new(con()?, Family::Bloom, key, replace)?;
+    let mut con = con()?;
+    let mut staging = Staging::new(&mut con, Family::Bloom, key, replace)?;
     let mut progress = Progress::new("imported", key, our_header.len() as u64 + data_len);
     staging.load(1, &our_header)?;
     progress.chunk(our_header.len() as u64);

@@ -84,9 +84,9 @@ redis.call('RENAME', KEYS[1], KEYS[2]) redis.call('PERSIST', KEYS[2]) return 1";
 
 /// A filter being loaded under a temporary key in the target key's slot (see `slot`). It
 /// becomes the target key only at [`Staging::commit`]; dropped before that, the temporary
-/// key is deleted.
-pub struct Staging {
-    con: Conn,
+/// key is deleted. It borrows the connection, so one connection loads many keys in turn.
+pub struct Staging<'a> {
+    con: &'a mut Conn,
     family: Family,
     key: String,
     tmp: String,
@@ -95,10 +95,10 @@ pub struct Staging {
     ttl_set: Instant,
 }
 
-impl Staging {
+impl<'a> Staging<'a> {
     /// Checks that `key` may be written (absent, or `replace`) and picks the temporary key.
-    pub fn new(mut con: Conn, family: Family, key: &str, replace: bool) -> Result<Staging> {
-        if !replace && exists(&mut con, key)? {
+    pub fn new(con: &'a mut Conn, family: Family, key: &str, replace: bool) -> Result<Staging<'a>> {
+        if !replace && exists(con, key)? {
             return fail(format!("key '{key}' exists (use --replace)"));
         }
         Ok(Staging {
@@ -165,7 +165,7 @@ impl Staging {
     }
 }
 
-impl Drop for Staging {
+impl Drop for Staging<'_> {
     fn drop(&mut self) {
         if !self.committed {
             let _ = redis::cmd("DEL")

@@ -3,7 +3,7 @@
 //! a reshard (MIGRATE, i.e. DUMP/RESTORE through the type's RDB callbacks) moves a third of
 //! the slots and every filter answers as before; a manual failover and a `kill -9` of a
 //! master leave the promoted replica answering identically for every acknowledged write; the
-//! sharded-filter recipe of docs/running-at-scale.md (`examples/sharded_filter.rs`) spreads over every master.
+//! sharded-filter example (`examples/sharded_filter.rs`, the `rsbloom-client` crate) spreads over every master.
 //! Cuckoo filters (grown, with deletes and compactions) go through the same reshard and
 //! failovers (`cluster/cuckoo.rs`), and Count-Min Sketches, Top-K lists and t-digests
 //! through the reshard (`cluster/sketches.rs`).
@@ -798,35 +798,13 @@ fn killed_master_leaves_every_acknowledged_write_on_the_promoted_replica() {
 
 #[test]
 fn sharded_filter_recipe_spreads_over_every_master() {
-    use sharded_filter::{crc16, fnv1a64, ShardedFilter};
-
-    // The recipe's own hash functions against known values.
-    assert_eq!(crc16(b"123456789"), 0x31c3, "CRC16/XMODEM check value");
-    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    use rsbloom_client::{BloomOptions, ShardedBloom};
+    use rsbloom_core::shard::layout::{shard_of_item, slot_range};
 
     let cluster = Cluster::start();
     let mut con = cluster.client();
-    const SHARDS: usize = 12;
+    const SHARDS: u32 = 12;
     const ITEMS: usize = 30_000;
-    let filter = ShardedFilter::new("seen", SHARDS);
-
-    // Slots as the server computes them, one range of the slot space per shard.
-    let mut direct = cluster.conn(cluster.live_ports()[0]);
-    for (i, key) in filter.keys().iter().enumerate() {
-        let server = as_int(&raw(&mut direct, &["CLUSTER", "KEYSLOT", key]));
-        assert_eq!(
-            server,
-            sharded_filter::key_slot(key.as_bytes()) as i64,
-            "slot of {key}"
-        );
-        let (lo, hi) = (i * 16384 / SHARDS, (i + 1) * 16384 / SHARDS);
-        assert!(
-            (lo..hi).contains(&(server as usize)),
-            "{key} in slot {server}, not in [{lo}, {hi})"
-        );
-    }
 
     // The example's demo, as `cargo run --example sharded_filter` runs it.
     let report = sharded_filter::run_demo(&mut con, "demo", SHARDS, ITEMS).expect("demo");
@@ -837,29 +815,68 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         "false-positive rate over 3 % at 1 %: {report:?}"
     );
 
-    // Our own use of it: add, look up, count.
-    filter
-        .reserve(&mut con, 0.01, ITEMS as u64)
+    // Our own use of it: reserve, add, look up, count.
+    let options = BloomOptions::default();
+    let filter = ShardedBloom::reserve(&mut con, "seen", 0.01, ITEMS as u64, Some(SHARDS), options)
         .expect("reserve");
+    // Slots as the server computes them: each shard key in the range its shard routes.
+    let mut direct = cluster.conn(cluster.live_ports()[0]);
+    for (i, key) in filter.keys().iter().enumerate() {
+        let key = String::from_utf8(key.clone()).expect("a text key");
+        let server = as_int(&raw(&mut direct, &["CLUSTER", "KEYSLOT", &key])) as u32;
+        let (first, end) = slot_range(i as u32, SHARDS);
+        assert!(
+            (u32::from(first)..end).contains(&server),
+            "{key} in slot {server}, not in [{first}, {end})"
+        );
+        // The shard records its place: BF.INFO's pairs after RedisBloom's.
+        let info: Value = redis::cmd("BF.INFO")
+            .arg(&key)
+            .query(&mut con)
+            .expect("BF.INFO");
+        let Value::Array(pairs) = info else {
+            panic!("BF.INFO {key}: {info:?}")
+        };
+        let place: Vec<String> = pairs[pairs.len() - 8..]
+            .iter()
+            .map(|v| match v {
+                Value::Int(n) => n.to_string(),
+                other => as_text(other),
+            })
+            .collect();
+        let slots = format!("{first}-{}", end - 1);
+        let (index, count) = (i.to_string(), SHARDS.to_string());
+        let expected = [
+            "Shard of",
+            "seen",
+            "Shard",
+            &index,
+            "Shards",
+            &count,
+            "Shard slots",
+            &slots,
+        ];
+        assert_eq!(place, expected, "BF.INFO {key}");
+    }
     let items: Vec<String> = (0..ITEMS).map(|i| format!("user:{i}")).collect();
     let mut new = 0;
     for batch in items.chunks(2000) {
         new += filter
-            .add_many(&mut con, batch)
-            .expect("add_many")
+            .madd(&mut con, batch)
+            .expect("madd")
             .iter()
             .filter(|&&a| a)
             .count();
     }
     assert!(new >= ITEMS * 99 / 100, "only {new} of {ITEMS} were new");
-    assert!(!filter.add(&mut con, b"user:0").expect("add"));
-    assert!(filter.add(&mut con, b"single").expect("add"));
-    assert!(filter.exists(&mut con, b"single").expect("exists"));
+    assert!(!filter.add(&mut con, "user:0").expect("add"));
+    assert!(filter.add(&mut con, "single").expect("add"));
+    assert!(filter.exists(&mut con, "single").expect("exists"));
     let mut found = 0;
     for batch in items.chunks(2000) {
         found += filter
-            .exists_many(&mut con, batch)
-            .expect("exists_many")
+            .mexists(&mut con, batch)
+            .expect("mexists")
             .iter()
             .filter(|&&a| a)
             .count();
@@ -871,27 +888,28 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         "sum of the shards' BF.CARD"
     );
 
-    // Each shard got its share of the items (FNV-1a spreads them), and the shards live on
-    // every master.
+    // Each shard got its share of the items (their key slots spread them), and the shards
+    // live on every master: as `info` reports it, and as the cluster's own view has it.
     let owners = Owners::new(&cluster);
     let mut per_master: BTreeMap<u16, usize> = BTreeMap::new();
-    for (i, key) in filter.keys().iter().enumerate() {
-        let card = as_int(&ok(&mut con, &["BF.CARD", key])) as usize;
-        let share = ITEMS / SHARDS;
+    for shard in filter.info(&mut con).expect("info") {
+        let key = String::from_utf8(shard.key.clone()).expect("a text key");
+        let share = ITEMS / SHARDS as usize;
         assert!(
-            card > share * 8 / 10 && card < share * 12 / 10,
-            "shard {i} ({key}) holds {card} items, expected about {share}"
+            shard.items as usize > share * 8 / 10 && (shard.items as usize) < share * 12 / 10,
+            "shard {} ({key}) holds {} items, expected about {share}",
+            shard.index,
+            shard.items
         );
-        *per_master.entry(owners.port_of(key)).or_default() += 1;
+        let port = owners.port_of(&key);
+        assert_eq!(shard.node, Some(format!("127.0.0.1:{port}")), "{key}");
+        *per_master.entry(port).or_default() += 1;
         let mine = items
             .iter()
-            .filter(|it| filter.shard_of(it.as_bytes()) == i)
+            .filter(|it| shard_of_item(it.as_bytes(), SHARDS) == shard.index)
             .take(20);
         for it in mine {
-            let v = raw(
-                &mut cluster.conn(owners.port_of(key)),
-                &["BF.EXISTS", key, it],
-            );
+            let v = raw(&mut cluster.conn(port), &["BF.EXISTS", &key, it]);
             assert_eq!(v, Value::Int(1), "{it} in its shard {key}");
         }
     }
@@ -902,9 +920,25 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         per_master.len()
     );
     assert!(
-        per_master.values().all(|&n| n >= SHARDS / 3 - 1),
+        per_master.values().all(|&n| n >= SHARDS as usize / 3 - 1),
         "shards per master: {per_master:?}"
     );
+    assert_eq!(
+        filter.delete(&mut con).expect("delete"),
+        u64::from(SHARDS) + 1
+    );
+
+    // The example's --bench mode (bench/sharding.py): madd, then mexists, of N items each,
+    // on a filter it reserves and deletes again.
+    let lines = sharded_filter::run_bench(&mut con, "bench", 2_500).expect("bench");
+    let ops: Vec<(&str, usize)> = lines.iter().map(|l| (l.op, l.count)).collect();
+    assert_eq!(ops, [("madd", 2_500), ("mexists", 2_500)], "{lines:?}");
+    assert!(lines.iter().all(|l| l.seconds > 0.0), "{lines:?}");
+    let left: i64 = redis::cmd("EXISTS")
+        .arg("bench")
+        .query(&mut con)
+        .expect("EXISTS");
+    assert_eq!(left, 0, "the bench's description is deleted");
 }
 
 /// A filter bigger than the target's `proto-max-bulk-len` cannot be migrated: `MIGRATE` fails,
