@@ -1,5 +1,5 @@
-//! Redis Cluster key slots and the name of the temporary key a transfer loads into: it must
-//! hash to the target key's slot so that the final `RENAME` works in a cluster.
+//! The name of the temporary key a transfer loads into: it must hash to the target key's
+//! slot so that the final `RENAME` works in a cluster (slots: the core's `shard::slot`).
 //!
 //! Rule: if KEY has a hash tag (a `{...}` with something inside, the first `{` and the first
 //! `}` after it), the temporary key is `KEY.rsbloom-tmp-<random>` (same tag, same slot).
@@ -10,41 +10,10 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 
-/// CRC16/XMODEM, the checksum Redis Cluster uses (`crc16("123456789") == 0x31c3`).
-pub fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &b in bytes {
-        crc ^= (b as u16) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc
-}
-
-/// The part of a key that is hashed: the hash tag's content if there is one.
-fn hashed_part(key: &[u8]) -> &[u8] {
-    if let Some(open) = key.iter().position(|&b| b == b'{') {
-        if let Some(len) = key[open + 1..].iter().position(|&b| b == b'}') {
-            if len > 0 {
-                return &key[open + 1..open + 1 + len];
-            }
-        }
-    }
-    key
-}
+use rsbloom_core::shard::slot::{hashed_part, key_slot as slot};
 
 pub fn has_tag(key: &[u8]) -> bool {
     hashed_part(key).len() != key.len()
-}
-
-/// The cluster slot of a key (0..16384).
-pub fn slot(key: &[u8]) -> u16 {
-    crc16(hashed_part(key)) & 0x3fff
 }
 
 /// 64 random bits from the standard library's per-process random hash keys and the clock.
@@ -82,7 +51,6 @@ mod tests {
 
     #[test]
     fn crc_and_slots_match_redis() {
-        assert_eq!(crc16(b"123456789"), 0x31c3);
         assert_eq!(slot(b"foo"), 12182);
         assert_eq!(slot(b"bar"), 5061);
         assert_eq!(slot(b"{user1000}.following"), slot(b"user1000"));
