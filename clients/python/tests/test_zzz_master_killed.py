@@ -74,8 +74,12 @@ def test_acknowledged_adds_survive_a_killed_master(cluster_client, name):
     bloom = rsbloom.ShardedBloom(client, name, retry_timeout=30)
     bloom.reserve(0.000001, 1000 * SHARDS, shards=SHARDS)
     keys = bloom.shard_keys
+    # The earlier tests moved a slot and failed a master over: the client's slot map may be
+    # stale, so it is read anew, and the victim must answer for shard 0's key itself.
+    client.nodes_manager.initialize()
     victim = client.get_node_from_key(keys[0])
     victim_conn = direct(victim.host, victim.port)
+    assert victim_conn.exists(keys[0]) == 1, "the victim does not hold shard 0"
     victim_id = victim_conn.execute_command("CLUSTER", "MYID").decode()
     replica_port = settled_replica(victim_conn, victim.host, victim_id)
     pid = int(victim_conn.info("server")["process_id"])
