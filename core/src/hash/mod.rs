@@ -5,3 +5,4 @@ pub mod murmur2;
 pub mod murmur3;
 pub mod murmur64a;
 pub mod rows;
+pub mod siphash;
