@@ -30,11 +30,12 @@ use datatype::topk::TOPK_TYPE;
 use datatype::window::WINDOW_TYPE;
 use redis_module::{redis_module, Context, RedisString, Status};
 
-/// The version `MODULE LIST` reports: that of the RedisBloom release whose commands, replies
-/// and formats rsbloom follows (8.2.3), as `MAJOR*10000 + MINOR*100 + PATCH`, so clients that
-/// gate features on the `bf` module's version (redis-py, ...) read it right. rsbloom's own
-/// version is the crate's, shown as `since` in COMMAND DOCS.
-pub const MODULE_VERSION: i32 = 80203;
+/// The version `MODULE LIST` reports, as `MAJOR*10000 + MINOR*100 + PATCH`: RedisBloom
+/// 8.12.0's, the newest release whose commands, replies and formats rsbloom follows (its
+/// Count-Min Sketch cell sizes included), so clients that gate features on the `bf` module's
+/// version send what rsbloom takes (`CELL_SIZE` from 8.12, t-digest from 2.4). rsbloom's own
+/// version is the crate's, COMMAND DOCS' `since` of its own commands.
+pub const MODULE_VERSION: i32 = 81200;
 
 /// The version as COMMAND DOCS shows it in `since`.
 const SINCE: &CStr =

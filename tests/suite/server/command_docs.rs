@@ -402,3 +402,25 @@ fn rsbloom_s_own_commands_give_rsbloom_s_version_and_no_tips() {
         assert_eq!(tips(&mut c, name), Vec::<String>::new(), "{name}: tips");
     }
 }
+
+/// MODULE LIST gives the `bf` module RedisBloom 8.12.0's version number, the release whose
+/// dialect rsbloom speaks, so clients that gate a feature on the module's version (`CELL_SIZE`
+/// from 8.12) send it; CMS.INITBYDIM then takes the cell size that gate protects.
+#[test]
+fn module_list_reports_redisbloom_8_12() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let modules = array(&raw(&mut c, &["MODULE", "LIST"])).to_vec();
+    let bf: Vec<(String, Value)> = modules
+        .iter()
+        .map(pairs)
+        .find(|m| m.iter().any(|(k, v)| k == "name" && as_text(v) == "bf"))
+        .expect("the bf module is listed");
+    let ver = bf.iter().find(|(k, _)| k == "ver").expect("ver").1.clone();
+    assert_eq!(ver, Value::Int(81200));
+    let reply = raw(
+        &mut c,
+        &["CMS.INITBYDIM", "gated", "10", "2", "CELL_SIZE", "2"],
+    );
+    assert_eq!(as_text(&reply), "OK");
+}

@@ -146,6 +146,24 @@ fn the_classifier_matches_by_command_arguments_and_both_replies() {
         Some("rb8-error-rate-cap")
     );
     assert_eq!(rules_from("BF.MADD k a b", "BF.RESERVE k 0.05 10"), None);
+    // fuzz-diff seed 5032 against RedisBloom 8.2.3: the data chunk after a header rsbloom
+    // refused (its item total raised past its links') finds no key; a data chunk into a key
+    // made otherwise may not diverge so.
+    let chunk = |origin: &str| {
+        rules
+            .classify_from(
+                "BF.LOADCHUNK y 2 \"\\x00\"",
+                "+OK",
+                "-ERR not found",
+                origin,
+            )
+            .map(|r| r.id.clone())
+    };
+    assert_eq!(
+        chunk("BF.LOADCHUNK y 1 \"\\x00\"").as_deref(),
+        Some("strict-load")
+    );
+    assert_eq!(chunk("BF.RESERVE y 0.01 100"), None);
     // Arguments match without case.
     assert_eq!(
         id(
