@@ -51,6 +51,7 @@ fn filter_of(bytes: u64) -> Chain {
         growth: 0,
         layers: vec![layer],
         shard: None,
+        variant: Default::default(),
     };
     let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
     let mut rng = Rng(0x0BAD_5EED);

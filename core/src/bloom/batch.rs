@@ -70,7 +70,17 @@ impl Chain {
         let mut found = vec![false; hashes.len()];
         let mut pending: Vec<usize> = (0..hashes.len()).collect();
         for layer in self.layers.iter().rev() {
-            if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES {
+            if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES && layer.is_blocked() {
+                // One line per item: prefetching whole items ahead fetches only lines read.
+                let (first, walk) = with_ahead(&pending, PREFETCH_DISTANCE, true);
+                first.iter().for_each(|&j| layer.prefetch(hashes[j]));
+                for (j, ahead) in walk {
+                    if let Some(a) = ahead {
+                        layer.prefetch(hashes[a]);
+                    }
+                    found[j] = layer.contains(hashes[j]);
+                }
+            } else if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES {
                 lanes::contains_each(layer, hashes, &pending, |j, f| found[j] = f);
             } else {
                 for &j in &pending {
