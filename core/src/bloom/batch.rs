@@ -112,13 +112,33 @@ mod tests {
         }
     }
 
+    /// The same for keyed and blocked filters (the blocked layout prefetches its blocks).
+    #[test]
+    fn keyed_and_blocked_batches_answer_like_single_items() {
+        use crate::bloom::keyed::Secret;
+        use crate::bloom::Variant;
+        for (keyed, blocked) in [(true, false), (false, true), (true, true)] {
+            let variant = Variant {
+                secret: keyed.then(|| Secret::random().unwrap()),
+                blocked,
+            };
+            batches_answer_like_single_items_in_variant(Scheme::Guava, variant);
+        }
+    }
+
     fn batches_answer_like_single_items_in(scheme: Scheme) {
-        let items: Vec<ItemHash> = (0..3000u32)
-            .map(|i| scheme.hash(&(i % 2200).to_le_bytes()))
-            .collect();
+        batches_answer_like_single_items_in_variant(scheme, Default::default())
+    }
+
+    fn batches_answer_like_single_items_in_variant(scheme: Scheme, variant: crate::bloom::Variant) {
+        let hasher = Chain::create_variant(scheme, variant, 0.01, 1, 0, NO_LIMIT).unwrap();
+        let items: Vec<ItemHash> =
+            hasher.hash_all((0..3000u32).map(|i| (i % 2200).to_le_bytes()).collect::<Vec<_>>().iter().map(|b| &b[..]));
         for (capacity, expansion) in [(1_000_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
             // Layers over 2 MB take the prefetching path too.
-            let fresh = Chain::create(scheme, 0.0001, capacity, expansion, NO_LIMIT).unwrap();
+            let fresh =
+                Chain::create_variant(scheme, variant, 0.0001, capacity, expansion, NO_LIMIT)
+                    .unwrap();
             let mut single = fresh.clone();
             let expected: Vec<Result<bool>> = items
                 .iter()
@@ -142,7 +162,7 @@ mod tests {
                     assert_eq!(batch, single);
                 }
                 let probe: Vec<ItemHash> = (0..5000u32)
-                    .map(|i| scheme.hash(&i.to_le_bytes()))
+                    .map(|i| hasher.hash(&i.to_le_bytes()))
                     .collect();
                 let answers = batch.contains_batch(&probe, prefetch);
                 let one_by_one: Vec<bool> = probe.iter().map(|&h| batch.contains_hash(h)).collect();
