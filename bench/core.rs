@@ -6,6 +6,7 @@
 //! uses yet: what one cache line per operation would give.
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme};
 use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::counting::CountingFilter;
@@ -77,6 +78,20 @@ fn hashing(c: &mut Criterion) {
     g.bench_function("murmur64a_pair/16B", |b| {
         b.iter(|| Scheme::RedisBloom.hash(black_box(&item)))
     });
+    // KEYED filters' pair (SipHash-1-3 and fmix64) beside Guava's, for short items.
+    let secret = Secret::from_words([0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210]);
+    let long: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
+    for len in [8usize, 16, 32, 64] {
+        let item = &long[..len];
+        if len != 16 {
+            g.bench_function(format!("murmur3_x64_128/{len}B"), |b| {
+                b.iter(|| guava::hash(black_box(item)))
+            });
+        }
+        g.bench_function(format!("keyed_sip13/{len}B"), |b| {
+            b.iter(|| secret.hash(black_box(item)))
+        });
+    }
     g.finish();
 }
 
