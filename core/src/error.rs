@@ -392,14 +392,13 @@ impl fmt::Display for Error {
             Error::ShardMismatch => {
                 f.write_str("ERR SHARD does not match the existing filter's shard place")
             }
-            Error::VariantUnsupported => f.write_str(
-                "ERR KEYED and BLOCKED filters are in rsbloom's own format, \
-                 not RedisBloom's (bf.new-filter-format redisbloom)",
-            ),
+            Error::VariantUnsupported => f.write_str(concat!(
+                "ERR KEYED and BLOCKED filters are in rsbloom's own format, ",
+                "not RedisBloom's (bf.new-filter-format redisbloom)"
+            )),
             Error::VariantNotExportable(format) => write!(
                 f,
-                "ERR a keyed or blocked filter cannot be converted to {format}'s format \
-                 (it hashes or lays out its bits differently)"
+                "ERR a keyed or blocked filter cannot be converted to {format}'s format (it hashes or lays out its bits differently)"
             ),
             // Count-Min Sketch: RedisBloom 8's texts, without an error code.
             Error::CmsKeyExists => f.write_str("CMS: key already exists"),

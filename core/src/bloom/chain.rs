@@ -58,7 +58,14 @@ impl Chain {
         expansion: u32,
         limit: u64,
     ) -> Result<Chain> {
-        Chain::create_variant(scheme, Variant::default(), error_rate, capacity, expansion, limit)
+        Chain::create_variant(
+            scheme,
+            Variant::default(),
+            error_rate,
+            capacity,
+            expansion,
+            limit,
+        )
     }
 
     /// [`Chain::create`] keyed and/or blocked as `variant` says; only Guava's scheme (our own

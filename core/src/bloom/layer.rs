@@ -89,7 +89,7 @@ impl Layer {
     }
 
     pub fn with_blocked(mut self, blocked: bool) -> Layer {
-        debug_assert!(!blocked || self.words().len() % BLOCK_WORDS as usize == 0);
+        debug_assert!(!blocked || self.words().len().is_multiple_of(BLOCK_WORDS as usize));
         self.blocked = blocked;
         self
     }

@@ -1,8 +1,8 @@
 //! The BF commands' options and option values, read as RedisBloom 8 reads them, and the
 //! filter they describe.
 
-use rsbloom_core::bloom::meta::{ERROR_RATE_CAP, MAX_CAPACITY, MAX_EXPANSION};
 use rsbloom_core::bloom::keyed::Secret;
+use rsbloom_core::bloom::meta::{ERROR_RATE_CAP, MAX_CAPACITY, MAX_EXPANSION};
 use rsbloom_core::bloom::{Chain, Scheme, Variant};
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::shard::ShardPlace;

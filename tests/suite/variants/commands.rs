@@ -18,7 +18,14 @@ fn reserve_and_insert_make_each_variant_in_any_order_of_options() {
             [&["0.01", "100", "NONSCALING"][..], variant].concat(),
         ];
         if variant.len() == 2 {
-            forms.push(vec!["0.01", "100", variant[0], "EXPANSION", "3", variant[1]]);
+            forms.push(vec![
+                "0.01",
+                "100",
+                variant[0],
+                "EXPANSION",
+                "3",
+                variant[1],
+            ]);
         }
         for (f, form) in forms.iter().enumerate() {
             let key = format!("r{v}:{f}");
@@ -40,7 +47,10 @@ fn reserve_and_insert_make_each_variant_in_any_order_of_options() {
         // A scaling filter grows to more layers over 300 items; either finds all it took.
         let items = gen_items("add:", 0..if *scaling { 300 } else { 90 });
         madd_all(&mut c, key, &items);
-        assert!(mexists_all(&mut c, key, &items).iter().all(|&e| e == 1), "{key}");
+        assert!(
+            mexists_all(&mut c, key, &items).iter().all(|&e| e == 1),
+            "{key}"
+        );
         let layers = as_int(&info_value(&mut c, key, "Number of filters"));
         assert_eq!(layers > 1, *scaling, "{key}");
         // Single-field BF.INFO is unchanged.
@@ -63,7 +73,12 @@ fn keyed_filters_set_different_bits_for_the_same_items() {
             expect_ok(&mut c, &args);
             fill(&mut c, key, 1000);
             let chunks = scandump(&mut c, key);
-            data.push(chunks[1..].iter().flat_map(|ch| ch.data.clone()).collect::<Vec<u8>>());
+            data.push(
+                chunks[1..]
+                    .iter()
+                    .flat_map(|ch| ch.data.clone())
+                    .collect::<Vec<u8>>(),
+            );
         }
         let keyed = variant.contains(&"KEYED");
         assert_eq!(data[0] != data[1], keyed, "{variant:?}");
@@ -89,7 +104,10 @@ fn insert_on_an_existing_filter_ignores_the_creation_options() {
 fn refusals_name_the_reason() {
     let server = Server::start();
     let mut c = server.conn();
-    expect_ok(&mut c, &["CONFIG", "SET", "bf.new-filter-format", "redisbloom"]);
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.new-filter-format", "redisbloom"],
+    );
     for variant in VARIANTS {
         let mut args = vec!["BF.RESERVE", "r", "0.01", "100"];
         args.extend(variant);
@@ -141,8 +159,14 @@ fn configs_make_implicit_filters_keyed_and_blocked() {
     expect_int(&mut c, &["BF.ADD", "k", "a"], 1);
     assert_eq!(info_names(&mut c, "k"), expected_names(&["KEYED"]));
     expect_ok(&mut c, &["CONFIG", "SET", "bf.blocked-default", "yes"]);
-    assert_eq!(as_ints(&raw(&mut c, &["BF.MADD", "kb", "a", "b"])), vec![1, 1]);
-    assert_eq!(info_names(&mut c, "kb"), expected_names(&["BLOCKED", "KEYED"]));
+    assert_eq!(
+        as_ints(&raw(&mut c, &["BF.MADD", "kb", "a", "b"])),
+        vec![1, 1]
+    );
+    assert_eq!(
+        info_names(&mut c, "kb"),
+        expected_names(&["BLOCKED", "KEYED"])
+    );
     expect_ok(&mut c, &["CONFIG", "SET", "bf.keyed-default", "no"]);
     let args = ["BF.INSERT", "b", "CAPACITY", "10", "ITEMS", "a"];
     assert_eq!(as_ints(&raw(&mut c, &args)), vec![1]);
@@ -163,5 +187,8 @@ fn configs_make_implicit_filters_keyed_and_blocked() {
     assert_eq!(config_get(&mut c, "bf.keyed-default"), "yes");
     assert_eq!(config_get(&mut c, "bf.blocked-default"), "yes");
     expect_int(&mut c, &["BF.ADD", "k", "a"], 1);
-    assert_eq!(info_names(&mut c, "k"), expected_names(&["BLOCKED", "KEYED"]));
+    assert_eq!(
+        info_names(&mut c, "k"),
+        expected_names(&["BLOCKED", "KEYED"])
+    );
 }
