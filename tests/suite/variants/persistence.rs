@@ -1,6 +1,6 @@
 //! A keyed or blocked filter keeps its secret and layout wherever its value goes: a replica
-//! (the creation is replicated as its header), DEBUG RELOAD (RDB), DUMP / RESTORE, SCANDUMP /
-//! LOADCHUNK, and the AOF rewrite replayed after a restart.
+//! (the creation is replicated as its header), DEBUG RELOAD (RDB), DUMP / RESTORE, COPY,
+//! SCANDUMP / LOADCHUNK, and the AOF rewrite replayed after a restart.
 
 use super::*;
 
@@ -69,6 +69,11 @@ fn the_secret_and_layout_survive_replicas_rdb_dump_scandump_and_the_aof() {
         let copy = format!("{key}:restored");
         let args: [&[u8]; 4] = [b"RESTORE", copy.as_bytes(), b"0", dumped];
         expect_ok(&mut c, &args);
+        assert_eq!(&answers(&mut c, &copy, ITEMS), found, "{copy}");
+        assert_eq!(&dump(&mut c, &copy), dumped, "{copy}");
+
+        let copy = format!("{key}:copied");
+        expect_int(&mut c, &["COPY", key, &copy], 1);
         assert_eq!(&answers(&mut c, &copy, ITEMS), found, "{copy}");
         assert_eq!(&dump(&mut c, &copy), dumped, "{copy}");
 
