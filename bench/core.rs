@@ -1,15 +1,15 @@
 //! Criterion benchmarks of the core: hashing, add and contains one at a time and in batches
 //! of 100 (prefetching on and off), on a cache-resident filter (~1 MB) and a memory-sized
 //! one (~1 GiB, half its bits set, like a filter at its designed load); the counting filter's
-//! adds, lookups and deletes; the Count-Min Sketch's queries and increments; and, beside the
-//! 1 GiB filter, a blocked layout (all of an item's bits in one 64-byte line) that no filter
-//! uses yet: what one cache line per operation would give.
+//! adds, lookups and deletes; the Count-Min Sketch's queries and increments; and the 1 GiB
+//! filter again in the blocked layout (`BLOCKED`: all of an item's bits in one 64-byte line);
+//! and the keyed filters' hash (SipHash-1-3) beside Guava's murmur3 for short items.
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme};
+use rsbloom_core::bloom::keyed::Secret;
+use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme, Variant};
 use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::counting::CountingFilter;
-use rsbloom_core::memory::prefetch::prefetch_address;
 use rsbloom_core::testkit::Rng;
 
 const NO_LIMIT: u64 = u64::MAX;
@@ -34,8 +34,9 @@ impl Items for Rng {
 }
 
 /// A one-layer filter of `bytes` (k = 7, as for 1 %) with random words, so half of its bits
-/// are set as at its designed load. Its capacity is unbounded so adds never fill it up.
-fn filter_of(bytes: u64) -> Chain {
+/// are set as at its designed load. Its capacity is unbounded so adds never fill it up. A
+/// label ending in `-blocked` (see `filter_ops`) makes it blocked.
+fn filter_of(bytes: u64, blocked: bool) -> Chain {
     let layer = LayerMeta {
         capacity: u64::MAX,
         count: 0,
@@ -51,6 +52,10 @@ fn filter_of(bytes: u64) -> Chain {
         growth: 0,
         layers: vec![layer],
         shard: None,
+        variant: Variant {
+            secret: None,
+            blocked,
+        },
     };
     let mut chain = Chain::from_meta(&meta, NO_LIMIT).expect("bench filter");
     let mut rng = Rng(0x0BAD_5EED);
@@ -76,11 +81,25 @@ fn hashing(c: &mut Criterion) {
     g.bench_function("murmur64a_pair/16B", |b| {
         b.iter(|| Scheme::RedisBloom.hash(black_box(&item)))
     });
+    // KEYED filters' pair (SipHash-1-3 and fmix64) beside Guava's, for short items.
+    let secret = Secret::from_words([0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210]);
+    let long: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
+    for len in [8usize, 16, 32, 64] {
+        let item = &long[..len];
+        if len != 16 {
+            g.bench_function(format!("murmur3_x64_128/{len}B"), |b| {
+                b.iter(|| guava::hash(black_box(item)))
+            });
+        }
+        g.bench_function(format!("keyed_sip13/{len}B"), |b| {
+            b.iter(|| secret.hash(black_box(item)))
+        });
+    }
     g.finish();
 }
 
 fn filter_ops(c: &mut Criterion, label: &str, bytes: u64) {
-    let chain = filter_of(bytes);
+    let chain = filter_of(bytes, label.ends_with("-blocked"));
     let mut g = c.benchmark_group(format!("filter/{label}"));
     let mut rng = Rng(42);
 
@@ -150,118 +169,10 @@ fn large(c: &mut Criterion) {
     filter_ops(c, "1GiB", 1 << 30);
 }
 
-/// A blocked Bloom filter (Putze, Sanders, Singler 2007), here only to be measured: an item
-/// picks one 512-bit block (a cache line) and sets k = 7 bits inside it, so an add or a
-/// lookup costs one memory miss, not k. The price is its rate: at 9.59 bits per item (1 %
-/// for the plain layout) a blocked filter answers 1.16 % wrongly (0.16 % at 0.1 %, 14.38
-/// bits: 1.60x), and needs 3.3 % (7.9 %) more bits to get back to the plain rate.
-struct Blocked {
-    words: Vec<u64>,
-    blocks: u64,
-}
-
-impl Blocked {
-    const K: u64 = 7;
-
-    /// `bytes` of random words: half the bits set, as at the designed load.
-    fn new(bytes: u64) -> Blocked {
-        let mut rng = Rng(0x0BAD_5EED);
-        let words: Vec<u64> = (0..bytes / 8).map(|_| rng.next_u64()).collect();
-        Blocked {
-            blocks: bytes / 64,
-            words,
-        }
-    }
-
-    fn line(&self, h: ItemHash) -> usize {
-        (((h.h1 as u128 * self.blocks as u128) >> 64) as usize) * 8
-    }
-
-    /// The item's k bit positions in its block (double hashing on the second hash word).
-    fn bits(h: ItemHash) -> impl Iterator<Item = u64> {
-        let step = (h.h2 >> 32) | 1;
-        (0..Self::K).map(move |i| h.h2.wrapping_add(i.wrapping_mul(step)) & 511)
-    }
-
-    fn add(&mut self, h: ItemHash) -> bool {
-        let line = self.line(h);
-        let block = &mut self.words[line..line + 8];
-        let mut new = false;
-        for b in Self::bits(h) {
-            let (word, mask) = (&mut block[(b >> 6) as usize], 1u64 << (b & 63));
-            new |= *word & mask == 0;
-            *word |= mask;
-        }
-        new
-    }
-
-    fn contains(&self, h: ItemHash) -> bool {
-        let line = self.line(h);
-        let block = &self.words[line..line + 8];
-        Self::bits(h).all(|b| block[(b >> 6) as usize] & (1u64 << (b & 63)) != 0)
-    }
-
-    fn prefetch(&self, h: ItemHash) {
-        prefetch_address(self.words[self.line(h)..].as_ptr().cast());
-    }
-}
-
-/// The 1 GiB filter's single and batched adds and lookups against the blocked layout's, in
-/// the same process, on the same random items.
+/// The same 1 GiB filter in the blocked layout (`BLOCKED`: all of an item's probes in one
+/// 512-bit block), same k, same random items: one memory miss per add instead of k.
 fn blocked(c: &mut Criterion) {
-    const AHEAD: usize = 8;
-    let mut filter = Blocked::new(1 << 30);
-    let mut g = c.benchmark_group("blocked/1GiB");
-    let mut rng = Rng(43);
-    g.throughput(Throughput::Elements(1));
-    g.bench_function("contains/single", |b| {
-        b.iter_batched(
-            || rng.hashes(1)[0],
-            |h| filter.contains(h),
-            BatchSize::SmallInput,
-        )
-    });
-    g.bench_function("add/single", |b| {
-        b.iter_batched(
-            || rng.hashes(1)[0],
-            |h| filter.add(h),
-            BatchSize::SmallInput,
-        )
-    });
-    g.throughput(Throughput::Elements(BATCH as u64));
-    g.bench_function(format!("contains/batch{BATCH}/prefetch"), |b| {
-        b.iter_batched(
-            || rng.hashes(BATCH),
-            |hs| {
-                hs.iter().take(AHEAD).for_each(|&h| filter.prefetch(h));
-                (0..hs.len())
-                    .map(|i| {
-                        if let Some(&h) = hs.get(i + AHEAD) {
-                            filter.prefetch(h);
-                        }
-                        filter.contains(hs[i])
-                    })
-                    .collect::<Vec<_>>()
-            },
-            BatchSize::SmallInput,
-        )
-    });
-    g.bench_function(format!("add/batch{BATCH}/prefetch"), |b| {
-        b.iter_batched(
-            || rng.hashes(BATCH),
-            |hs| {
-                hs.iter().take(AHEAD).for_each(|&h| filter.prefetch(h));
-                for i in 0..hs.len() {
-                    if let Some(&h) = hs.get(i + AHEAD) {
-                        filter.prefetch(h);
-                    }
-                    black_box(filter.add(hs[i]));
-                }
-            },
-            BatchSize::SmallInput,
-        )
-    });
-    g.finish();
+    filter_ops(c, "1GiB-blocked", 1 << 30);
 }
 
 /// The counting filter of 1,000,000 items at 0.01 (about 5 MB of 4-bit counters) at half

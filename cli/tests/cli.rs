@@ -434,6 +434,23 @@ fn export_guava_refuses_what_guava_cannot_hold() {
         &["export-guava", "nope", path_str(&out)],
         "key 'nope' does not exist",
     );
+    // Keyed and blocked filters hash or lay out their bits otherwise than Guava.
+    for (key, option) in [("keyed", "KEYED"), ("blocked", "BLOCKED")] {
+        redis::cmd("BF.RESERVE")
+            .arg(key)
+            .arg(0.01)
+            .arg(100)
+            .arg("NONSCALING")
+            .arg(option)
+            .query::<()>(&mut con)
+            .unwrap();
+        fails(
+            &s.url(),
+            &["export-guava", key, path_str(&out)],
+            "a keyed or blocked filter cannot be converted to Guava's format",
+        );
+        assert!(!out.exists());
+    }
     // A single layer exports even when the chunk size is not a multiple of 8.
     redis::cmd("CONFIG")
         .arg("SET")

@@ -35,6 +35,8 @@ pub enum Error {
     Unsupported(String),
     /// A bug caught at the module boundary (a panic); the server keeps running.
     Internal,
+    /// The kernel gave no random bytes for a keyed filter's secret.
+    NoRandomness,
 
     // Bloom filters (BF.*), RedisBloom 8's texts.
     /// BF.RESERVE's error rate is not a number.
@@ -137,6 +139,11 @@ pub enum Error {
     ShardUnsupported(&'static str),
     /// SHARD given to an existing filter whose place is another (or which has none).
     ShardMismatch,
+    /// KEYED or BLOCKED for a filter in RedisBloom's format, which cannot record either.
+    VariantUnsupported,
+    /// A keyed or blocked filter asked for in a format that cannot hold it (the text says
+    /// which).
+    VariantNotExportable(&'static str),
 
     // Count-Min Sketch (CMS.*), RedisBloom 8's texts (8.12's for cell sizes and
     // decrements), none with an error code.
@@ -296,6 +303,9 @@ impl fmt::Display for Error {
             Error::Internal => {
                 f.write_str("ERR internal error in the bf module (see the server log)")
             }
+            Error::NoRandomness => {
+                f.write_str("ERR no random bytes from the kernel for a keyed filter's secret")
+            }
             // Bloom filters: RedisBloom 8's texts, some without an error code.
             Error::BadErrorRate => f.write_str("ERR bad error rate"),
             Error::ErrorRateRange => {
@@ -382,6 +392,14 @@ impl fmt::Display for Error {
             Error::ShardMismatch => {
                 f.write_str("ERR SHARD does not match the existing filter's shard place")
             }
+            Error::VariantUnsupported => f.write_str(concat!(
+                "ERR KEYED and BLOCKED filters are in rsbloom's own format, ",
+                "not RedisBloom's (bf.new-filter-format redisbloom)"
+            )),
+            Error::VariantNotExportable(format) => write!(
+                f,
+                "ERR a keyed or blocked filter cannot be converted to {format}'s format (it hashes or lays out its bits differently)"
+            ),
             // Count-Min Sketch: RedisBloom 8's texts, without an error code.
             Error::CmsKeyExists => f.write_str("CMS: key already exists"),
             Error::CmsKeyNotFound => f.write_str("CMS: key does not exist"),

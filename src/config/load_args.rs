@@ -7,9 +7,9 @@ use std::sync::atomic::Ordering;
 use super::settings::{read_rust, Setting};
 use super::{
     parse_counter_bits, parse_error_rate, FormatName, APBF_CAPACITY, APBF_ERROR_RATE,
-    APBF_MAX_CAPACITY, CBF_COUNTER_BITS, CBF_ERROR_RATE, CBF_INITIAL_SIZE, CBF_MAX_INITIAL_SIZE,
-    CHUNK_BYTES, MAX_CHUNK_BYTES, MAX_FILTER_BYTES, MAX_FILTER_BYTES_LIMIT, MIN_BYTES,
-    NEW_FILTER_FORMAT,
+    APBF_MAX_CAPACITY, BLOCKED_DEFAULT, CBF_COUNTER_BITS, CBF_ERROR_RATE, CBF_INITIAL_SIZE,
+    CBF_MAX_INITIAL_SIZE, CHUNK_BYTES, KEYED_DEFAULT, MAX_CHUNK_BYTES, MAX_FILTER_BYTES,
+    MAX_FILTER_BYTES_LIMIT, MIN_BYTES, NEW_FILTER_FORMAT,
 };
 
 fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> {
@@ -21,12 +21,22 @@ fn parse_int(name: &str, text: &str, min: i64, max: i64) -> Result<i64, String> 
     }
 }
 
+/// `yes` or `no` (any case), as the server spells a boolean config.
+fn parse_yes_no(name: &str, text: &str) -> Result<bool, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        _ => Err(format!("{name} must be yes or no, got '{text}'")),
+    }
+}
+
 /// Applies `loadmodule` arguments: pairs of a setting's name and a value. The names: the
 /// eight settings RedisBloom 8 has too under either name ([`Setting::from_load_arg`]:
 /// `bf-error-rate` or `error-rate`, `cf-max-expansions`, RedisBloom's legacy `ERROR_RATE`,
 /// ...), and rsbloom's `max-filter-bytes`, `chunk-bytes`, `new-filter-format`,
 /// `cbf-error-rate`, `cbf-initial-size`, `cbf-counter-bits`, `apbf-error-rate`,
-/// `apbf-capacity`; any case, `_` for `-`. Any bad pair fails the whole load.
+/// `apbf-capacity`, `keyed-default`, `blocked-default`; any case, `_` for `-`. Any bad pair
+/// fails the whole load.
 pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
     if !args.len().is_multiple_of(2) {
         return Err(format!(
@@ -70,6 +80,10 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 let v = parse_int(name, value, 1, APBF_MAX_CAPACITY)?;
                 APBF_CAPACITY.store(v, Ordering::Relaxed);
             }
+            "keyed-default" => KEYED_DEFAULT.store(parse_yes_no(name, value)?, Ordering::Relaxed),
+            "blocked-default" => {
+                BLOCKED_DEFAULT.store(parse_yes_no(name, value)?, Ordering::Relaxed)
+            }
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }
@@ -104,6 +118,8 @@ mod tests {
             &["cbf-counter-bits", "5"],
             &["cbf-error-rate", "0"],
             &["cbf-initial-size", "0"],
+            &["keyed-default", "1"],
+            &["blocked-default", "maybe"],
         ] {
             assert!(apply_load_args(args).is_err(), "{args:?} accepted");
         }

@@ -97,6 +97,8 @@ pub static EXPANSION: AtomicI64 = AtomicI64::new(DEFAULT_EXPANSION);
 pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES);
 pub static CHUNK_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_CHUNK_BYTES);
 pub static BATCH_PREFETCH: AtomicBool = AtomicBool::new(true);
+pub static KEYED_DEFAULT: AtomicBool = AtomicBool::new(false);
+pub static BLOCKED_DEFAULT: AtomicBool = AtomicBool::new(false);
 pub static CF_BUCKET_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CF_BUCKET_SIZE);
 pub static CF_INITIAL_SIZE: AtomicI64 = AtomicI64::new(DEFAULT_CF_INITIAL_SIZE);
 pub static CF_MAX_ITERATIONS_CONFIG: AtomicI64 = AtomicI64::new(DEFAULT_CF_MAX_ITERATIONS);
@@ -219,6 +221,10 @@ pub struct Defaults {
     pub error_rate: f64,
     pub capacity: u64,
     pub expansion: u32,
+    /// `bf.keyed-default` and `bf.blocked-default`: filters in our own format made without
+    /// the option are keyed / blocked.
+    pub keyed: bool,
+    pub blocked: bool,
 }
 
 pub fn defaults() -> Defaults {
@@ -227,6 +233,8 @@ pub fn defaults() -> Defaults {
         error_rate: ERROR_RATE.get(),
         capacity: INITIAL_SIZE.load(Ordering::Relaxed) as u64,
         expansion: EXPANSION.load(Ordering::Relaxed) as u32,
+        keyed: KEYED_DEFAULT.load(Ordering::Relaxed),
+        blocked: BLOCKED_DEFAULT.load(Ordering::Relaxed),
     }
 }
 

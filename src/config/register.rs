@@ -251,6 +251,13 @@ fn register_others(ctx: &Context) {
         flags(),
         None,
     );
+    for (name, value) in [
+        ("keyed-default", &KEYED_DEFAULT),
+        ("blocked-default", &BLOCKED_DEFAULT),
+    ] {
+        let default = value.load(Ordering::Relaxed);
+        register_bool_configuration(ctx, name, value, default, flags(), None);
+    }
     let format = NEW_FILTER_FORMAT.load();
     register_enum_configuration(
         ctx,

@@ -12,6 +12,8 @@
 //! - `cbf/`, `apbf/`: rsbloom's counting Bloom (CBF.*) and sliding-window (APBF.*) filters;
 //! - `sharding/`: shards of a logical filter (BF.* and CF.* with SHARD), their routing
 //!   checks and their place through persistence, replicas and a cluster;
+//! - `variants/`: KEYED and BLOCKED Bloom filters (rsbloom's own format), their options,
+//!   configs and refusals, and their secret and layout through persistence and replicas;
 //! - `server/`: what involves more than one server or server program, for every family:
 //!   cluster, durability under kill -9, replication faults, slot migration, RedisBloom beside
 //!   rsbloom, a clashing module name;
@@ -30,3 +32,4 @@ mod server;
 mod sharding;
 mod tdigest;
 mod topk;
+mod variants;

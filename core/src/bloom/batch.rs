@@ -70,7 +70,17 @@ impl Chain {
         let mut found = vec![false; hashes.len()];
         let mut pending: Vec<usize> = (0..hashes.len()).collect();
         for layer in self.layers.iter().rev() {
-            if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES {
+            if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES && layer.is_blocked() {
+                // One line per item: prefetching whole items ahead fetches only lines read.
+                let (first, walk) = with_ahead(&pending, PREFETCH_DISTANCE, true);
+                first.iter().for_each(|&j| layer.prefetch(hashes[j]));
+                for (j, ahead) in walk {
+                    if let Some(a) = ahead {
+                        layer.prefetch(hashes[a]);
+                    }
+                    found[j] = layer.contains(hashes[j]);
+                }
+            } else if prefetch && layer.bytes() >= PREFETCH_MIN_BYTES {
                 lanes::contains_each(layer, hashes, &pending, |j, f| found[j] = f);
             } else {
                 for &j in &pending {
@@ -102,13 +112,38 @@ mod tests {
         }
     }
 
+    /// The same for keyed and blocked filters (the blocked layout prefetches its blocks).
+    #[test]
+    fn keyed_and_blocked_batches_answer_like_single_items() {
+        use crate::bloom::keyed::Secret;
+        use crate::bloom::Variant;
+        for (keyed, blocked) in [(true, false), (false, true), (true, true)] {
+            let variant = Variant {
+                secret: keyed.then(|| Secret::from_words([0x005E_C7E7, 2])),
+                blocked,
+            };
+            batches_answer_like_single_items_in_variant(Scheme::Guava, variant);
+        }
+    }
+
     fn batches_answer_like_single_items_in(scheme: Scheme) {
-        let items: Vec<ItemHash> = (0..3000u32)
-            .map(|i| scheme.hash(&(i % 2200).to_le_bytes()))
-            .collect();
+        batches_answer_like_single_items_in_variant(scheme, Default::default())
+    }
+
+    fn batches_answer_like_single_items_in_variant(scheme: Scheme, variant: crate::bloom::Variant) {
+        let hasher = Chain::create_variant(scheme, variant, 0.01, 1, 0, NO_LIMIT).unwrap();
+        let items: Vec<ItemHash> = hasher.hash_all(
+            (0..3000u32)
+                .map(|i| (i % 2200).to_le_bytes())
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|b| &b[..]),
+        );
         for (capacity, expansion) in [(1_000_000, 2), (300, 2), (1000, 0), (40_000, 1)] {
             // Layers over 2 MB take the prefetching path too.
-            let fresh = Chain::create(scheme, 0.0001, capacity, expansion, NO_LIMIT).unwrap();
+            let fresh =
+                Chain::create_variant(scheme, variant, 0.0001, capacity, expansion, NO_LIMIT)
+                    .unwrap();
             let mut single = fresh.clone();
             let expected: Vec<Result<bool>> = items
                 .iter()
@@ -132,7 +167,7 @@ mod tests {
                     assert_eq!(batch, single);
                 }
                 let probe: Vec<ItemHash> = (0..5000u32)
-                    .map(|i| scheme.hash(&i.to_le_bytes()))
+                    .map(|i| hasher.hash(&i.to_le_bytes()))
                     .collect();
                 let answers = batch.contains_batch(&probe, prefetch);
                 let one_by_one: Vec<bool> = probe.iter().map(|&h| batch.contains_hash(h)).collect();

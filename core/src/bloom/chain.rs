@@ -7,8 +7,9 @@
 //! 0) has one layer at `error_rate` itself, exactly Guava's size.
 //! Batches are in [`batch`](super::batch), chunk access in [`chunks`](super::chunks).
 
+use super::blocked;
 use super::layer::{Layer, MAX_HASHES};
-use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta};
+use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta, Variant};
 use super::probe::ItemHash;
 use super::scheme::{LayerShape, Scheme};
 use crate::error::{check_limit, Error, Result};
@@ -29,6 +30,8 @@ pub struct Chain {
     pub(super) layers: Vec<Layer>,
     /// Its place when the filter is a shard: boxed, so a plain filter pays one pointer.
     pub(super) shard: Option<Box<ShardPlace>>,
+    /// Keyed hashing and the blocked layout, for every layer.
+    pub(super) variant: Variant,
 }
 
 impl Chain {
@@ -55,6 +58,29 @@ impl Chain {
         expansion: u32,
         limit: u64,
     ) -> Result<Chain> {
+        Chain::create_variant(
+            scheme,
+            Variant::default(),
+            error_rate,
+            capacity,
+            expansion,
+            limit,
+        )
+    }
+
+    /// [`Chain::create`] keyed and/or blocked as `variant` says; only Guava's scheme (our own
+    /// format) records either.
+    pub fn create_variant(
+        scheme: Scheme,
+        variant: Variant,
+        error_rate: f64,
+        capacity: u64,
+        expansion: u32,
+        limit: u64,
+    ) -> Result<Chain> {
+        if !variant.is_plain() && scheme != Scheme::Guava {
+            return Err(Error::VariantUnsupported);
+        }
         let first_error = if expansion == 0 {
             error_rate
         } else {
@@ -67,6 +93,7 @@ impl Chain {
             growth: scheme.recorded_growth(expansion),
             layers: Vec::new(),
             shard: None,
+            variant,
         };
         chain.push_layer(capacity, first_error, limit)?;
         Ok(chain)
@@ -104,7 +131,10 @@ impl Chain {
             .iter()
             .map(|l| {
                 let words = Layer::new(l.capacity, l.error, l.k, l.bit_size / 64)?;
-                Ok(words.with_count(l.count).with_bpe(l.bpe))
+                Ok(words
+                    .with_count(l.count)
+                    .with_bpe(l.bpe)
+                    .with_blocked(meta.variant.blocked))
             })
             .collect::<Result<_>>()?;
         Ok(Chain {
@@ -114,13 +144,14 @@ impl Chain {
             growth: meta.growth,
             layers,
             shard: meta.shard.clone(),
+            variant: meta.variant,
         })
     }
 
     /// A filter from validated parameters and layers that already hold their bits (formats
     /// that interleave parameters and bit arrays).
     pub fn from_layers(meta: &ChainMeta, layers: Vec<Layer>) -> Result<Chain> {
-        if layers.len() != meta.layers.len() {
+        if layers.len() != meta.layers.len() || !meta.variant.is_plain() {
             return Err(Error::Internal);
         }
         Ok(Chain {
@@ -130,6 +161,7 @@ impl Chain {
             growth: meta.growth,
             layers,
             shard: meta.shard.clone(),
+            variant: meta.variant,
         })
     }
 
@@ -153,12 +185,25 @@ impl Chain {
                 })
                 .collect(),
             shard: self.shard.clone(),
+            variant: self.variant,
         }
     }
 
     fn push_layer(&mut self, capacity: u64, error: f64, limit: u64) -> Result<()> {
-        let LayerShape { k, words, bpe } =
-            self.scheme.layer_shape(capacity, error, self.is_scaling());
+        let LayerShape { k, words, bpe } = match self.variant.blocked {
+            false => self.scheme.layer_shape(capacity, error, self.is_scaling()),
+            true => {
+                let s = match self.is_scaling() {
+                    true => blocked::Sizing::blocked_scaling(capacity, error),
+                    false => blocked::Sizing::blocked(capacity, error),
+                };
+                LayerShape {
+                    k: s.k,
+                    words: s.words,
+                    bpe: 0.0,
+                }
+            }
+        };
         let data = self.data_len().saturating_add(words.saturating_mul(8));
         let needed = memory_for(self.scheme, self.layers.len() as u64 + 1, data);
         check_limit(needed, limit)?;
@@ -169,8 +214,8 @@ impl Chain {
                 limit,
             });
         }
-        self.layers
-            .push(Layer::new(capacity, error, k, words)?.with_bpe(bpe));
+        let layer = Layer::new(capacity, error, k, words)?.with_bpe(bpe);
+        self.layers.push(layer.with_blocked(self.variant.blocked));
         Ok(())
     }
 
@@ -180,10 +225,22 @@ impl Chain {
         self.add_hash(self.hash(item), limit)
     }
 
-    /// The item's hash under this filter's scheme (for the `_hash` and batch methods).
+    /// The item's hash under this filter's scheme, or its secret when keyed (for the
+    /// `_hash` and batch methods).
     #[inline]
     pub fn hash(&self, item: &[u8]) -> ItemHash {
-        self.scheme.hash(item)
+        match self.variant.secret {
+            Some(secret) => secret.hash(item),
+            None => self.scheme.hash(item),
+        }
+    }
+
+    /// The hashes of many items, computed before any layer is touched.
+    pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
+        match self.variant.secret {
+            Some(secret) => items.into_iter().map(|item| secret.hash(item)).collect(),
+            None => super::batch::hash_all(self.scheme, items),
+        }
     }
 
     /// [`Chain::add`] for an already hashed item.
@@ -222,6 +279,17 @@ impl Chain {
     /// largest, so most present items are found there.
     pub fn contains_hash(&self, hash: ItemHash) -> bool {
         self.layers.iter().rev().any(|l| l.contains(hash))
+    }
+
+    /// Keyed hashing and the blocked layout.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    pub fn is_keyed(&self) -> bool {
+        self.variant.secret.is_some()
+    }
+    pub fn is_blocked(&self) -> bool {
+        self.variant.blocked
     }
 
     /// The filter's place when it is a shard.

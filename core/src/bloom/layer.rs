@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use bitvec::prelude::{BitVec, Lsb0};
 
+use super::blocked::{bits_in_block, block_of, BLOCK_WORDS};
 use super::probe::ItemHash;
 use crate::error::Result;
 use crate::hash::divisor::Divisor;
@@ -31,6 +32,9 @@ pub struct Layer {
     /// Bits per entry as RedisBloom's format records it; 0 in Guava-scheme layers, whose
     /// formats do not carry it.
     bpe: f64,
+    /// All probes of an item in one 512-bit block (see [`blocked`](super::blocked)); the
+    /// word count is then a multiple of 8.
+    blocked: bool,
 }
 
 /// A deep copy (for `COPY`), through `from_words` so the copy gets huge pages too.
@@ -44,6 +48,7 @@ impl Clone for Layer {
             self.words().to_vec(),
         )
         .with_bpe(self.bpe)
+        .with_blocked(self.blocked)
     }
 }
 
@@ -74,7 +79,23 @@ impl Layer {
             count,
             error,
             bpe: 0.0,
+            blocked: false,
         }
+    }
+
+    /// The same layer in the blocked layout (its word count must be a multiple of 8).
+    pub fn blocked(self) -> Layer {
+        self.with_blocked(true)
+    }
+
+    pub fn with_blocked(mut self, blocked: bool) -> Layer {
+        debug_assert!(!blocked || self.words().len().is_multiple_of(BLOCK_WORDS as usize));
+        self.blocked = blocked;
+        self
+    }
+
+    pub fn is_blocked(&self) -> bool {
+        self.blocked
     }
 
     /// The same layer recording `count` items (a loaded layer).
@@ -130,16 +151,41 @@ impl Layer {
         hash.probe_values(self.k).map(|v| self.position(v))
     }
 
+    /// The first word of the item's block in a blocked layer.
+    #[inline(always)]
+    pub fn block_start(&self, hash: ItemHash) -> usize {
+        let blocks = (self.words().len() / BLOCK_WORDS as usize) as u64;
+        (block_of(hash.h1, blocks) * BLOCK_WORDS) as usize
+    }
+
+    /// The item's probes in a blocked layer as (word index, bit mask) pairs.
+    #[inline(always)]
+    fn block_positions(&self, hash: ItemHash) -> impl Iterator<Item = (usize, u64)> {
+        let start = self.block_start(hash);
+        bits_in_block(hash.h2, self.k).map(move |b| (start + (b >> 6) as usize, 1u64 << (b & 63)))
+    }
+
     /// All k probes of the item are set.
     #[inline]
     pub fn contains(&self, hash: ItemHash) -> bool {
         let words = self.words();
+        if self.blocked {
+            return self
+                .block_positions(hash)
+                .all(|(i, mask)| words[i] & mask != 0);
+        }
         self.positions(hash).all(|(i, mask)| words[i] & mask != 0)
     }
 
     /// Sets the item's probes and counts it. The caller decides whether it was new.
     #[inline]
     pub fn insert(&mut self, hash: ItemHash) {
+        if self.blocked {
+            if !self.insert_if_absent_blocked(hash) {
+                self.count += 1;
+            }
+            return;
+        }
         let (div, k) = (self.words_div, self.k);
         let words = self.bits.as_raw_mut_slice();
         for v in hash.probe_values(k) {
@@ -153,6 +199,9 @@ impl Layer {
     /// new exactly when some probe was clear before its store.
     #[inline]
     pub fn insert_if_absent(&mut self, hash: ItemHash) -> bool {
+        if self.blocked {
+            return self.insert_if_absent_blocked(hash);
+        }
         let (div, k) = (self.words_div, self.k);
         let words = self.bits.as_raw_mut_slice();
         let mut present = true;
@@ -167,10 +216,34 @@ impl Layer {
         !present
     }
 
-    /// Starts loading the cache lines of all the item's probes (a hint; see `prefetch`).
+    /// [`Layer::insert_if_absent`] in a blocked layer: the block's eight words are read,
+    /// changed and written back in registers.
+    #[inline]
+    fn insert_if_absent_blocked(&mut self, hash: ItemHash) -> bool {
+        let start = self.block_start(hash);
+        let k = self.k;
+        let words = self.bits.as_raw_mut_slice();
+        let block: &mut [u64] = &mut words[start..start + BLOCK_WORDS as usize];
+        let mut present = true;
+        for b in bits_in_block(hash.h2, k) {
+            let (i, mask) = ((b >> 6) as usize, 1u64 << (b & 63));
+            present &= block[i] & mask != 0;
+            block[i] |= mask;
+        }
+        if !present {
+            self.count += 1;
+        }
+        !present
+    }
+
+    /// Starts loading the cache lines of all the item's probes (a hint; see `prefetch`): the
+    /// one block of a blocked layer.
     #[inline]
     pub fn prefetch(&self, hash: ItemHash) {
         let words = self.words();
+        if self.blocked {
+            return prefetch(words, self.block_start(hash));
+        }
         self.positions(hash).for_each(|(i, _)| prefetch(words, i));
     }
 

@@ -3,6 +3,8 @@
 
 use std::mem::size_of;
 
+use super::blocked::BLOCK_BITS;
+use super::keyed::Secret;
 use super::layer::{Layer, MAX_HASHES};
 use super::{redisbloom, Chain, Scheme};
 use crate::error::{bad_data, check_limit, Result};
@@ -51,6 +53,25 @@ pub struct ChainMeta {
     pub layers: Vec<LayerMeta>,
     /// The filter's place in a logical filter when it is a shard (our own format only).
     pub shard: Option<Box<ShardPlace>>,
+    /// Keyed hashing and the blocked layout (our own format only).
+    pub variant: Variant,
+}
+
+/// How a filter of our own format hashes and lays out its items beyond Guava's way: fixed
+/// for its lifetime, the same for every layer. The default is Guava's exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Variant {
+    /// `KEYED`: probes from SipHash under this secret instead of Guava's murmur3.
+    pub secret: Option<Secret>,
+    /// `BLOCKED`: all probes of an item in one 512-bit block.
+    pub blocked: bool,
+}
+
+impl Variant {
+    /// Guava's hashing and layout: what RedisBloom's and Guava's formats can hold.
+    pub fn is_plain(&self) -> bool {
+        self.secret.is_none() && !self.blocked
+    }
 }
 
 /// The bookkeeping bytes a chain and each of its layers count for, by scheme: our own
@@ -96,6 +117,9 @@ impl ChainMeta {
         if self.shard.is_some() && self.scheme != Scheme::Guava {
             return Err(bad_data("a shard in RedisBloom's format"));
         }
+        if !self.variant.is_plain() && self.scheme != Scheme::Guava {
+            return Err(bad_data("a keyed or blocked filter in RedisBloom's format"));
+        }
         if self.layers.is_empty() {
             return Err(bad_data("no layers"));
         }
@@ -129,6 +153,11 @@ impl ChainMeta {
             if layer.bit_size == 0 || layer.bit_size % 64 != 0 {
                 return Err(bad_data(format!(
                     "layer {i}: bit size not a multiple of 64"
+                )));
+            }
+            if self.variant.blocked && layer.bit_size % BLOCK_BITS != 0 {
+                return Err(bad_data(format!(
+                    "layer {i}: blocked bit size not a multiple of 512"
                 )));
             }
             let bpe_ok = match self.scheme {
@@ -175,6 +204,16 @@ mod tests {
             |m| m.layers[0].bit_size = 65,
             |m| m.layers[0].bit_size = 0,
             |m| m.layers[0].bit_size = u64::MAX - 63,
+            |m| {
+                m.variant.blocked = true;
+                m.layers[0].bit_size = 576;
+            },
+            |m| {
+                m.scheme = Scheme::RedisBloom;
+                m.variant.blocked = true;
+                m.layers[0].bpe = 9.6;
+                m.layers[0].bit_size = 1024;
+            },
         ];
         for (i, mutate) in cases.iter().enumerate() {
             let mut m = good.clone();

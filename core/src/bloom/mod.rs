@@ -2,10 +2,12 @@
 //! fixed-size layers, the scaling chain, batches, and the formats a filter is stored in.
 
 pub mod batch;
+pub mod blocked;
 pub mod chain;
 pub mod chunks;
 pub mod codec;
 pub mod guava;
+pub mod keyed;
 pub mod lanes;
 pub mod layer;
 pub mod meta;
@@ -15,6 +17,6 @@ pub mod scheme;
 
 pub use chain::Chain;
 pub use layer::Layer;
-pub use meta::{ChainMeta, LayerMeta};
+pub use meta::{ChainMeta, LayerMeta, Variant};
 pub use probe::ItemHash;
 pub use scheme::Scheme;

@@ -1,6 +1,5 @@
 //! BF.ADD, BF.MADD and BF.INSERT: add items in order, creating the filter if needed.
 
-use rsbloom_core::bloom::batch::hash_all;
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
@@ -76,7 +75,7 @@ fn add_items(
         one = [chain.hash(item.as_slice())];
         &one
     } else {
-        many = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
+        many = chain.hash_all(items.iter().map(Arg::as_slice));
         &many
     };
     chain.add_batch(hashes, limit, config::batch_prefetch(), |result| {
@@ -151,12 +150,13 @@ pub fn madd(call: &Call) -> Result<Reply> {
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING]
-/// [SHARD name index count] ITEMS item ...
+/// [SHARD name index count] [KEYED] [BLOCKED] ITEMS item ...
 ///
 /// RedisBloom 8's loop: options by their letters, each value checked as it comes, the last
 /// of a repeated option kept; NONSCALING with an EXPANSION is non-scaling (no conflict, as
 /// in RedisBloom), EXPANSION 0 too. SHARD (rsbloom's) makes a new filter a shard; the key's
-/// slot must be in the shard's, and an existing filter must have that very place.
+/// slot must be in the shard's, and an existing filter must have that very place. KEYED and
+/// BLOCKED (rsbloom's) apply to a new filter only, like the other creation options.
 pub fn insert(call: &Call) -> Result<Reply> {
     let mut new = Creation::defaults();
     let mut nocreate = false;
@@ -172,6 +172,8 @@ pub fn insert(call: &Call) -> Result<Reply> {
                 "CAPACITY" => new.capacity = options::insert_capacity(value()?)?,
                 "NOCREATE" => nocreate = true,
                 "SHARD" => new.shard = Some(shard::place(values)?),
+                "KEYED" => new.ask_keyed(),
+                "BLOCKED" => new.ask_blocked(),
                 _ => new.nonscaling = true,
             }
             Ok(())

@@ -1,7 +1,6 @@
 //! BF.EXISTS and BF.MEXISTS. As in RedisBloom, a missing key or a key of another type
 //! answers 0 for every item.
 
-use rsbloom_core::bloom::batch::hash_all;
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::Result;
 
@@ -18,7 +17,7 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
     Ok(match key.read::<Chain>().unwrap_or(None) {
         Some(chain) => {
             shard::check_items(chain.shard(), items)?;
-            let hashes = hash_all(chain.scheme(), items.iter().map(Arg::as_slice));
+            let hashes = chain.hash_all(items.iter().map(Arg::as_slice));
             chain.contains_batch(&hashes, config::batch_prefetch())
         }
         None => vec![false; items.len()],

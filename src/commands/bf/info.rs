@@ -51,6 +51,14 @@ pub fn info(call: &Call) -> Result<Reply> {
     if let (true, Some(place)) = (whole, chain.shard()) {
         entries.extend(shard_fields(place));
     }
+    // rsbloom's variants, appended only when set (a plain filter's reply is RedisBloom's).
+    // The secret itself is never shown.
+    if whole && chain.is_keyed() {
+        entries.push(("Keyed", Reply::Int(1)));
+    }
+    if whole && chain.is_blocked() {
+        entries.push(("Blocked", Reply::Int(1)));
+    }
     // RedisBloom answers one field with a bare one-element array in RESP2, a map in RESP3.
     if entries.len() == 1 && !resp3(call.ctx) {
         return Ok(Reply::Array(entries.into_iter().map(|(_, v)| v).collect()));

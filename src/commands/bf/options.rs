@@ -1,8 +1,9 @@
 //! The BF commands' options and option values, read as RedisBloom 8 reads them, and the
 //! filter they describe.
 
+use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::meta::{ERROR_RATE_CAP, MAX_CAPACITY, MAX_EXPANSION};
-use rsbloom_core::bloom::{Chain, Scheme};
+use rsbloom_core::bloom::{Chain, Scheme, Variant};
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::shard::ShardPlace;
 
@@ -24,7 +25,29 @@ pub const RESERVE: &[Opt] = &[
         letters: &[],
     },
     SHARD,
+    KEYED,
+    BLOCKED,
 ];
+
+/// `KEYED` and `BLOCKED` (rsbloom's): no values, told by their whole word in BF.INSERT.
+const KEYED: Opt = Opt {
+    name: "KEYED",
+    values: 0,
+    letters: &[(0, b'k'), (1, b'e'), (2, b'y'), (3, b'e'), (4, b'd')],
+};
+const BLOCKED: Opt = Opt {
+    name: "BLOCKED",
+    values: 0,
+    letters: &[
+        (0, b'b'),
+        (1, b'l'),
+        (2, b'o'),
+        (3, b'c'),
+        (4, b'k'),
+        (5, b'e'),
+        (6, b'd'),
+    ],
+};
 
 /// BF.INSERT's options, told apart by RedisBloom's letters (ERROR before EXPANSION,
 /// NOCREATE before NONSCALING).
@@ -61,6 +84,8 @@ pub const INSERT: Dispatch = Dispatch {
             letters: &[(0, b'n')],
         },
         SHARD,
+        KEYED,
+        BLOCKED,
     ],
     unknown: Error::UnknownArgument,
 };
@@ -136,6 +161,12 @@ pub struct Creation {
     /// SHARD's place: the filter is a shard, in our own format whatever the configured
     /// format is (only ours records a place).
     pub shard: Option<ShardPlace>,
+    /// Keyed / blocked: the configured defaults, or the options.
+    pub keyed: bool,
+    pub blocked: bool,
+    /// KEYED or BLOCKED was given: refused for a filter in RedisBloom's format (a configured
+    /// default does not apply to one).
+    pub variant_asked: bool,
 }
 
 impl Creation {
@@ -149,7 +180,37 @@ impl Creation {
             expansion: d.expansion,
             nonscaling: d.expansion == 0,
             shard: None,
+            keyed: d.keyed,
+            blocked: d.blocked,
+            variant_asked: false,
         }
+    }
+
+    /// KEYED given.
+    pub fn ask_keyed(&mut self) {
+        self.keyed = true;
+        self.variant_asked = true;
+    }
+
+    /// BLOCKED given.
+    pub fn ask_blocked(&mut self) {
+        self.blocked = true;
+        self.variant_asked = true;
+    }
+
+    /// The new filter's hashing and layout: a fresh secret when keyed. Refused for
+    /// RedisBloom's format when asked for; the configured defaults leave such filters plain.
+    fn variant(&self, scheme: Scheme) -> Result<Variant> {
+        if scheme != Scheme::Guava {
+            return match self.variant_asked {
+                true => Err(Error::VariantUnsupported),
+                false => Ok(Variant::default()),
+            };
+        }
+        Ok(Variant {
+            secret: self.keyed.then(Secret::random).transpose()?,
+            blocked: self.blocked,
+        })
     }
 
     /// The new filter. RedisBloom 8 caps its filters' error rate at 0.25; Guava-scheme
@@ -164,7 +225,8 @@ impl Creation {
             Scheme::RedisBloom => self.error_rate.min(ERROR_RATE_CAP),
             Scheme::Guava => self.error_rate,
         };
-        let chain = Chain::create(scheme, rate, self.capacity, expansion, limit)?;
+        let variant = self.variant(scheme)?;
+        let chain = Chain::create_variant(scheme, variant, rate, self.capacity, expansion, limit)?;
         let chain = chain.with_idle_growth(self.expansion);
         match &self.shard {
             None => Ok(chain),

@@ -1,4 +1,5 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SHARD name index count]
+//! [KEYED] [BLOCKED]
 //!
 //! RedisBloom 8's checks in its order: the error rate, the capacity, NONSCALING, EXPANSION
 //! (missing, not an integer, conflicting with NONSCALING, out of range), then rsbloom's
@@ -20,12 +21,12 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
     // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
     // arity lets those through).
-    let shard_words = if Keywords::new(&argv[4..], options::RESERVE).flag("SHARD") {
-        4
-    } else {
-        0
-    };
-    if argv.len() > 7 + shard_words {
+    // ... and one for each of KEYED and BLOCKED (rsbloom's).
+    let given = Keywords::new(&argv[4..], options::RESERVE);
+    let extra_words = if given.flag("SHARD") { 4 } else { 0 }
+        + usize::from(given.flag("KEYED"))
+        + usize::from(given.flag("BLOCKED"));
+    if argv.len() > 7 + extra_words {
         return Err(call.wrong_arity());
     }
     let mut new = Creation::defaults();
@@ -50,6 +51,12 @@ pub fn reserve(call: &Call) -> Result<Reply> {
         let place = shard::place(values.map_err(|()| call.wrong_arity())?)?;
         place.check_key(call.key().as_slice())?;
         new.shard = Some(place);
+    }
+    if words.flag("KEYED") {
+        new.ask_keyed();
+    }
+    if words.flag("BLOCKED") {
+        new.ask_blocked();
     }
     words.all_known()?;
 

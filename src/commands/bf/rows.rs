@@ -36,8 +36,8 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    // SHARD's four words are rsbloom's, beyond RedisBloom's seven.
-    arity: Arity::Between(4, 11),
+    // SHARD's four words, KEYED and BLOCKED are rsbloom's, beyond RedisBloom's seven.
+    arity: Arity::Between(4, 13),
     access: Access::Insert,
     args: &[
         KEY,

@@ -142,6 +142,7 @@ fn chain_meta(chain: &ChainFields, layers: Vec<LayerMeta>, limit: u64) -> Result
         growth,
         layers,
         shard: None,
+        variant: Default::default(),
     };
     meta.validate(limit)?;
     Ok(meta)

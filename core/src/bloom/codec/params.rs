@@ -2,12 +2,18 @@
 //! SCANDUMP header.
 //!
 //! Fields, in order: `flags`, `expansion` (0 = non-scaling), `error_rate`, `layers`, then
-//! per layer `capacity`, `count`, `k`, `error`, `bit_size`; then, when flag bit 0
-//! ([`SHARD_FLAG`]) is set, the filter's [shard place](crate::shard::place). A block with
-//! another flag bit set is refused: it was written by a later version that added a field.
+//! per layer `capacity`, `count`, `k`, `error`, `bit_size`; then, when flag bit 1
+//! ([`KEYED_FLAG`]) is set, the filter's secret as two words (`k0`, `k1`); then, when flag
+//! bit 0 ([`SHARD_FLAG`]) is set, the filter's [shard place](crate::shard::place). Flag bit
+//! 2 ([`BLOCKED_FLAG`]) adds no field. A block with another flag bit set is refused: it was
+//! written by a later version that added a field.
+//!
+//! A plain filter writes flags 0 and a plain shard flags 1, as every version before keyed
+//! and blocked filters did, so their bytes are unchanged.
 
+use crate::bloom::keyed::Secret;
 use crate::bloom::meta::max_layers;
-use crate::bloom::{ChainMeta, LayerMeta, Scheme};
+use crate::bloom::{ChainMeta, LayerMeta, Scheme, Variant};
 use crate::error::{bad_data, Result};
 use crate::fields::{FieldSink, FieldSource};
 use crate::shard::ShardPlace;
@@ -15,9 +21,21 @@ use crate::shard::ShardPlace;
 /// Flag bit 0: a shard place follows the layers' parameters. Plain filters write flags 0,
 /// as every version before shards did.
 pub const SHARD_FLAG: u64 = 1;
+/// Flag bit 1: the filter is keyed; its secret follows the layers' parameters.
+pub const KEYED_FLAG: u64 = 2;
+/// Flag bit 2: the filter's layers are blocked.
+pub const BLOCKED_FLAG: u64 = 4;
+const KNOWN_FLAGS: u64 = SHARD_FLAG | KEYED_FLAG | BLOCKED_FLAG;
+
+fn flags(meta: &ChainMeta) -> u64 {
+    let flag = |set: bool, bit: u64| if set { bit } else { 0 };
+    flag(meta.shard.is_some(), SHARD_FLAG)
+        | flag(meta.variant.secret.is_some(), KEYED_FLAG)
+        | flag(meta.variant.blocked, BLOCKED_FLAG)
+}
 
 pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
-    out.put_u64(if meta.shard.is_some() { SHARD_FLAG } else { 0 });
+    out.put_u64(flags(meta));
     out.put_u64(meta.expansion as u64);
     out.put_f64(meta.error_rate);
     out.put_u64(meta.layers.len() as u64);
@@ -27,6 +45,9 @@ pub fn encode(meta: &ChainMeta, out: &mut dyn FieldSink) {
         out.put_u64(layer.k as u64);
         out.put_f64(layer.error);
         out.put_u64(layer.bit_size);
+    }
+    if let Some(secret) = meta.variant.secret {
+        secret.words().iter().for_each(|&w| out.put_u64(w));
     }
     if let Some(place) = &meta.shard {
         place.encode(out);
@@ -42,7 +63,7 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 /// follow the block, so a malformed input is refused as such before its claimed size is).
 pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
     let flags = src.get_u64()?;
-    if flags & !SHARD_FLAG != 0 {
+    if flags & !KNOWN_FLAGS != 0 {
         return Err(bad_data(format!("unknown flags {flags:#x}")));
     }
     let expansion = to_u32(src.get_u64()?, "expansion")?;
@@ -64,6 +85,10 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
             bpe: 0.0,
         });
     }
+    let secret = match flags & KEYED_FLAG {
+        0 => None,
+        _ => Some(Secret::from_words([src.get_u64()?, src.get_u64()?])),
+    };
     let shard = match flags & SHARD_FLAG {
         0 => None,
         _ => Some(Box::new(ShardPlace::decode(src)?)),
@@ -75,5 +100,9 @@ pub fn decode(src: &mut dyn FieldSource, limit: u64) -> Result<ChainMeta> {
         growth: expansion,
         layers,
         shard,
+        variant: Variant {
+            secret,
+            blocked: flags & BLOCKED_FLAG != 0,
+        },
     })
 }

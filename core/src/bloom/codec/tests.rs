@@ -257,7 +257,7 @@ fn a_shard_keeps_its_place_and_old_values_load_as_before() {
     assert_eq!(meta.shard.as_deref(), Some(&place));
     // Unknown flag bits are refused.
     let mut unknown = out.0.clone();
-    unknown[0] = 3;
+    unknown[0] = 9;
     assert!(native::load(&mut Reader(&unknown), native::ENCODING_VERSION, LIMIT).is_err());
     for cut in 0..out.0.len() {
         let short = native::load(&mut Reader(&out.0[..cut]), native::ENCODING_VERSION, LIMIT);
@@ -274,4 +274,171 @@ fn a_shard_keeps_its_place_and_old_values_load_as_before() {
         super::writeto::export(&chain),
         Err(Error::ShardUnsupported(_))
     ));
+}
+
+/// A filter of every combination of shard, KEYED and BLOCKED, scaling and not.
+fn variants() -> Vec<Chain> {
+    use crate::bloom::keyed::Secret;
+    use crate::bloom::{Scheme, Variant};
+    use crate::shard::ShardPlace;
+    let mut out = Vec::new();
+    for bits in 0..8u32 {
+        for expansion in [0, 2] {
+            let variant = Variant {
+                secret: (bits & 2 != 0).then(|| Secret::from_words([bits as u64, 0x005E_C7E7])),
+                blocked: bits & 4 != 0,
+            };
+            let mut c =
+                Chain::create_variant(Scheme::Guava, variant, 0.01, 50, expansion, LIMIT).unwrap();
+            if bits & 1 != 0 {
+                c = c.with_shard(ShardPlace::new(b"s", 0, 2).unwrap()).unwrap();
+            }
+            for i in 0..120u32 {
+                let _ = c.add(format!("item:{i}").as_bytes(), LIMIT);
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_flag_combination_round_trips_in_the_rdb_value_and_the_header() {
+    use super::params::{BLOCKED_FLAG, KEYED_FLAG, SHARD_FLAG};
+    use crate::fields::{Reader, Writer};
+    for chain in variants() {
+        let fields = saved(&chain);
+        let expected_flags = (chain.shard().is_some() as u64 * SHARD_FLAG)
+            | (chain.is_keyed() as u64 * KEYED_FLAG)
+            | (chain.is_blocked() as u64 * BLOCKED_FLAG);
+        assert_eq!(fields[0], Field::U(expected_flags));
+        let loaded = load(fields.clone()).unwrap();
+        assert_eq!(loaded, chain);
+        assert_eq!(loaded.variant(), chain.variant());
+        // The loaded filter answers as the original (same secret, same layout).
+        for i in 0..400u32 {
+            let item = format!("item:{i}");
+            assert_eq!(
+                loaded.contains(item.as_bytes()),
+                chain.contains(item.as_bytes())
+            );
+        }
+        for cut in 0..fields.len() {
+            assert!(load(fields[..cut].to_vec()).is_err(), "cut at {cut}");
+        }
+        let meta = scandump::parse_header(&scandump::header_of(&chain), LIMIT).unwrap();
+        assert_eq!(meta, chain.meta());
+        let mut out = Writer::default();
+        native::save(&chain, &mut out);
+        let back = native::load(&mut Reader(&out.0), native::ENCODING_VERSION, LIMIT).unwrap();
+        assert_eq!(back, chain);
+    }
+}
+
+#[test]
+fn plain_values_keep_the_old_bytes_and_unknown_flags_are_refused() {
+    use crate::fields::{Reader, Writer};
+    let chain = sample(2, 300);
+    let mut expected = vec![
+        Field::U(0),
+        Field::U(2),
+        Field::F(0.01),
+        Field::U(chain.layers().len() as u64),
+    ];
+    for l in chain.layers() {
+        expected.extend([
+            Field::U(l.capacity()),
+            Field::U(l.count()),
+            Field::U(l.k() as u64),
+            Field::F(l.error()),
+            Field::U(l.bit_size()),
+        ]);
+    }
+    expected.extend(
+        chain
+            .layers()
+            .iter()
+            .map(|l| Field::B(l.le_bytes().to_vec())),
+    );
+    assert_eq!(saved(&chain), expected);
+    let mut out = Writer::default();
+    native::save(&chain, &mut out);
+    for flag in [8u8, 16, 128] {
+        let mut unknown = out.0.clone();
+        unknown[0] = flag;
+        let err = native::load(&mut Reader(&unknown), native::ENCODING_VERSION, LIMIT);
+        assert_eq!(err, Err(bad_data(format!("unknown flags {flag:#x}"))));
+    }
+    let mut high = out.0.clone();
+    high[7] = 0x80;
+    assert!(native::load(&mut Reader(&high), native::ENCODING_VERSION, LIMIT).is_err());
+}
+
+#[test]
+fn keyed_and_blocked_filters_are_not_exported_or_made_in_redisblooms_format() {
+    use crate::bloom::{Scheme, Variant};
+    for chain in variants() {
+        let meta = chain.meta();
+        if chain.shard().is_some() || meta.layers.len() > 1 || chain.variant().is_plain() {
+            continue;
+        }
+        assert_eq!(
+            super::writeto::export(&chain),
+            Err(Error::VariantNotExportable("Guava"))
+        );
+    }
+    let blocked = Variant {
+        secret: None,
+        blocked: true,
+    };
+    assert_eq!(
+        Chain::create_variant(Scheme::RedisBloom, blocked, 0.01, 100, 2, LIMIT),
+        Err(Error::VariantUnsupported)
+    );
+}
+
+#[test]
+fn filters_under_different_secrets_set_different_bits() {
+    use crate::bloom::keyed::Secret;
+    use crate::bloom::{Scheme, Variant};
+    for blocked in [false, true] {
+        let make = |seed: u64| {
+            let variant = Variant {
+                secret: Some(Secret::from_words([seed, !seed])),
+                blocked,
+            };
+            let mut c =
+                Chain::create_variant(Scheme::Guava, variant, 0.01, 1000, 0, LIMIT).unwrap();
+            for i in 0..1000u32 {
+                c.add(&i.to_le_bytes(), LIMIT).unwrap();
+            }
+            c
+        };
+        let (a, b) = (make(1), make(2));
+        let (wa, wb) = (a.layers()[0].words(), b.layers()[0].words());
+        assert_eq!(wa.len(), wb.len());
+        let same = wa.iter().zip(wb).filter(|(x, y)| x == y).count();
+        assert!(
+            same < wa.len() / 4,
+            "blocked {blocked}: {same} of {} words equal",
+            wa.len()
+        );
+        let mut plain = Chain::create_variant(
+            Scheme::Guava,
+            Variant {
+                secret: None,
+                blocked,
+            },
+            0.01,
+            1000,
+            0,
+            LIMIT,
+        )
+        .unwrap();
+        for i in 0..1000u32 {
+            plain.add(&i.to_le_bytes(), LIMIT).unwrap();
+        }
+        assert_ne!(plain.layers()[0].words(), wa);
+        assert!((0..1000u32).all(|i| a.contains(&i.to_le_bytes()) && b.contains(&i.to_le_bytes())));
+    }
 }

@@ -99,6 +99,7 @@ pub fn derive_meta(
             bpe: 0.0,
         }],
         shard: None,
+        variant: Default::default(),
     }
 }
 
@@ -183,6 +184,9 @@ pub fn export_header_of(meta: &ChainMeta) -> Result<Header> {
             "filters in RedisBloom's format hash differently and cannot be exported to Guava"
                 .into(),
         ));
+    }
+    if !meta.variant.is_plain() {
+        return Err(Error::VariantNotExportable("Guava"));
     }
     let [layer] = meta.layers.as_slice() else {
         return Err(Error::Unsupported(

@@ -1,0 +1,91 @@
+//! Keyed hashing for filters of our own format (`KEYED`): the probe positions depend on a
+//! 128-bit secret drawn when the filter is made, so nobody without it can compute offline
+//! which items would set only fresh bits (the pollution attack, Gerbet, Kumar and
+//! Lauradoux, 2015).
+//!
+//! `h1` is SipHash-1-3 of the item under the secret; `h2` is `fmix64(h1)`, a bijection, so
+//! the pair costs one SipHash and a few multiplies. Both feed the same probe schemes as
+//! Guava's pair (double hashing, or a block and its bits when blocked).
+
+use std::fmt;
+
+use super::probe::ItemHash;
+use crate::error::{Error, Result};
+use crate::hash::murmur3::fmix64;
+use crate::hash::siphash::{sip13, SipKey};
+
+/// A filter's secret. Its `Debug` shows nothing of it: filters are printed in test failures
+/// and logs, and the secret must reach only the formats that carry the whole filter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Secret(SipKey);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl Secret {
+    /// A fresh secret from the kernel's cryptographic source (`getrandom(2)`, blocking only
+    /// until the pool is first seeded). A failure is an error, never a weaker fallback.
+    pub fn random() -> Result<Secret> {
+        let mut bytes = [0u8; 16];
+        let mut filled = 0;
+        while filled < bytes.len() {
+            let rest = &mut bytes[filled..];
+            // SAFETY: the pointer and length describe `rest`, a live, writable buffer.
+            let got = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+            if got > 0 {
+                filled += got as usize;
+                continue;
+            }
+            if got < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
+                continue;
+            }
+            return Err(Error::NoRandomness);
+        }
+        Ok(Secret(SipKey::from_bytes(&bytes)))
+    }
+
+    /// The secret as the parameter block stores it: two words.
+    pub fn words(self) -> [u64; 2] {
+        [self.0.k0, self.0.k1]
+    }
+
+    pub fn from_words([k0, k1]: [u64; 2]) -> Secret {
+        Secret(SipKey { k0, k1 })
+    }
+
+    /// The item's hash words under this secret.
+    #[inline]
+    pub fn hash(self, item: &[u8]) -> ItemHash {
+        let h1 = sip13(self.0, item);
+        ItemHash {
+            h1,
+            h2: fmix64(h1),
+            mask: i64::MAX as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_hides_the_secret() {
+        let s = Secret::from_words([0x0123_4567_89ab_cdef, 42]);
+        let shown = format!("{s:?} {:?}", Some(s));
+        assert!(!shown.contains("123") && !shown.contains("42"), "{shown}");
+    }
+
+    #[test]
+    fn random_secrets_differ_and_hash_differently() {
+        let (a, b) = (Secret::random().unwrap(), Secret::random().unwrap());
+        assert_ne!(a, b);
+        assert_ne!(a.hash(b"item"), b.hash(b"item"));
+        assert_eq!(a.hash(b"item"), a.hash(b"item"));
+        assert_eq!(Secret::from_words(a.words()), a);
+    }
+}

@@ -1,0 +1,89 @@
+//! The pollution attack on Bloom filters (Gerbet, Kumar, Lauradoux, "The Power of Evil
+//! Choices in Bloom Filters", 2015), and the defence of keyed filters.
+//!
+//! The attacker knows the unkeyed hash (Guava's, public) and the filter's shape (Guava's
+//! sizing for the capacity and rate, public too), so offline, with no access to the server,
+//! it picks greedily items whose k probes all land on bits none of its earlier items set.
+//! `capacity` such items set 7 fresh bits each instead of ~4.7, and the filter answers
+//! "present" for ~11 % of everything (0.73^7) instead of 1 %. Under a secret the attacker's
+//! choice is as good as any items: the keyed filter stays at its rate.
+
+use rsbloom_core::bloom::keyed::Secret;
+use rsbloom_core::bloom::{guava, Chain, Scheme, Variant};
+use rsbloom_core::testkit::Rng;
+
+const CAPACITY: u64 = 100_000;
+const RATE: f64 = 0.01;
+const PROBES: u32 = 1_000_000;
+const NO_LIMIT: u64 = u64::MAX;
+
+/// The attacker's items: 16 bytes, a fixed first word (so no probe item below can be one).
+fn evil_items() -> Vec<[u8; 16]> {
+    let shape = guava::Sizing::guava(CAPACITY, RATE);
+    let bits = shape.words * 64;
+    let mut taken = vec![0u64; shape.words as usize];
+    let mut items = Vec::with_capacity(CAPACITY as usize);
+    let mut rng = Rng::new(0xE71C);
+    let mut probes = Vec::with_capacity(shape.k as usize);
+    while items.len() < CAPACITY as usize {
+        let mut item = [0u8; 16];
+        item[..8].copy_from_slice(&0xE71Cu64.to_le_bytes());
+        item[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+        probes.clear();
+        let fresh = guava::hash(&item).probes(shape.k, bits).all(|b| {
+            let clear = taken[(b / 64) as usize] & (1 << (b % 64)) == 0 && !probes.contains(&b);
+            probes.push(b);
+            clear
+        });
+        if fresh {
+            probes
+                .iter()
+                .for_each(|b| taken[(b / 64) as usize] |= 1 << (b % 64));
+            items.push(item);
+        }
+    }
+    items
+}
+
+/// The rate at which `chain` answers "present" for a seeded sample of items never added.
+fn false_positive_rate(chain: &Chain) -> f64 {
+    let mut rng = Rng::new(0x5A3F1E);
+    let hits = (0..PROBES)
+        .filter(|_| {
+            let mut item = [0u8; 16];
+            item[..8].copy_from_slice(&1u64.to_le_bytes());
+            item[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+            chain.contains(&item)
+        })
+        .count();
+    hits as f64 / PROBES as f64
+}
+
+fn filled(variant: Variant, items: &[[u8; 16]]) -> Chain {
+    let mut chain =
+        Chain::create_variant(Scheme::Guava, variant, RATE, CAPACITY, 0, NO_LIMIT).unwrap();
+    // A keyed filter answers "present" for ~1 % of them as they go in (false positives).
+    for item in items {
+        chain.add(item, NO_LIMIT).unwrap();
+    }
+    assert!(chain.count() > CAPACITY * 98 / 100);
+    chain
+}
+
+#[test]
+fn chosen_items_pollute_an_unkeyed_filter_but_not_a_keyed_one() {
+    let items = evil_items();
+    let plain = false_positive_rate(&filled(Variant::default(), &items));
+    println!("unkeyed filter after the attack: {plain}");
+    assert!(plain > 8.0 * RATE, "unkeyed: {plain}");
+    for blocked in [false, true] {
+        let variant = Variant {
+            // A seeded secret, so the run can be replayed (the server draws a random one).
+            secret: Some(Secret::from_words([0x005E_C7E7, 0x0DDF_00D0])),
+            blocked,
+        };
+        let keyed = false_positive_rate(&filled(variant, &items));
+        println!("keyed (blocked {blocked}) filter after the attack: {keyed}");
+        assert!(keyed < 1.1 * RATE, "keyed, blocked {blocked}: {keyed}");
+    }
+}
