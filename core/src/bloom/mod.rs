@@ -8,6 +8,7 @@ pub mod codec;
 pub mod guava;
 pub mod lanes;
 pub mod layer;
+pub mod merge;
 pub mod meta;
 pub mod probe;
 pub mod redisbloom;
