@@ -270,10 +270,22 @@ mod tests {
             ("error rate", Box::new(|m| m.error_rate = 0.02)),
             ("expansion", Box::new(|m| m.expansion = 4)),
             ("number of layers", Box::new(|m| m.layers.truncate(1))),
-            ("layer 1's bit size", Box::new(|m| m.layers[1].bit_size += 64)),
-            ("layer 0's number of hashes", Box::new(|m| m.layers[0].k += 1)),
-            ("layer 1's capacity", Box::new(|m| m.layers[1].capacity += 1)),
-            ("layer 0's error rate", Box::new(|m| m.layers[0].error = 0.004)),
+            (
+                "layer 1's bit size",
+                Box::new(|m| m.layers[1].bit_size += 64),
+            ),
+            (
+                "layer 0's number of hashes",
+                Box::new(|m| m.layers[0].k += 1),
+            ),
+            (
+                "layer 1's capacity",
+                Box::new(|m| m.layers[1].capacity += 1),
+            ),
+            (
+                "layer 0's error rate",
+                Box::new(|m| m.layers[0].error = 0.004),
+            ),
             (
                 "format",
                 Box::new(|m| {
