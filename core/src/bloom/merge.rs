@@ -51,14 +51,15 @@ fn difference(a: &ChainMeta, b: &ChainMeta) -> String {
         );
     }
     for (i, (x, y)) in a.layers.iter().zip(&b.layers).enumerate() {
-        let field = if x.bit_size != y.bit_size {
-            format!("bit size ({} and {})", x.bit_size, y.bit_size)
-        } else if x.k != y.k {
-            format!("number of hashes ({} and {})", x.k, y.k)
-        } else if x.capacity != y.capacity {
+        // What a user chose first (capacity, rate), then what follows from it.
+        let field = if x.capacity != y.capacity {
             format!("capacity ({} and {})", x.capacity, y.capacity)
         } else if x.error != y.error {
             format!("error rate ({} and {})", x.error, y.error)
+        } else if x.bit_size != y.bit_size {
+            format!("bit size ({} and {})", x.bit_size, y.bit_size)
+        } else if x.k != y.k {
+            format!("number of hashes ({} and {})", x.k, y.k)
         } else if x.bpe != y.bpe {
             format!("bits per entry ({} and {})", x.bpe, y.bpe)
         } else {
