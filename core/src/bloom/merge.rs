@@ -267,7 +267,8 @@ mod tests {
         assert_eq!(base.layers().len(), 2);
         let meta = base.meta();
         let place = ShardPlace::new(b"f", 0, 2).unwrap();
-        let cases: Vec<(&str, Box<dyn Fn(&mut ChainMeta)>)> = vec![
+        type Mutation = Box<dyn Fn(&mut ChainMeta)>;
+        let cases: Vec<(&str, Mutation)> = vec![
             ("error rate", Box::new(|m| m.error_rate = 0.02)),
             ("expansion", Box::new(|m| m.expansion = 4)),
             ("number of layers", Box::new(|m| m.layers.truncate(1))),
