@@ -74,6 +74,13 @@ pub enum Error {
     InvalidOffset,
     /// A BF.LOADCHUNK chunk that runs past the end of its layer.
     ChunkTooBig,
+    /// BF.MERGE / CBF.MERGE (rsbloom's own): two filters of different shapes; says which
+    /// parameter differs (never bits, nor anything secret).
+    MergeMismatch(String),
+    /// CBF.MERGE: a counter's sum would pass the largest value of its `bits`.
+    MergeOverflow {
+        bits: u32,
+    },
 
     // Cuckoo filters (CF.*).
     /// CF.RESERVE's capacity below twice the bucket size or above 2^30.
@@ -331,6 +338,14 @@ impl fmt::Display for Error {
             Error::ReceivedBadData => f.write_str("ERR received bad data"),
             Error::InvalidOffset => f.write_str("ERR invalid offset - no link found"),
             Error::ChunkTooBig => f.write_str("ERR invalid chunk - Too big for current filter"),
+            // Merges: rsbloom's own, in the BF family's style.
+            Error::MergeMismatch(what) => {
+                write!(f, "ERR cannot merge filters that differ in {what}")
+            }
+            Error::MergeOverflow { bits } => write!(
+                f,
+                "ERR cannot merge: a counter's sum would not fit in {bits} bits"
+            ),
             // Cuckoo filters: RedisBloom 8's texts, most of them without an error code.
             Error::CfCapacityRange => {
                 f.write_str("Capacity must be in the range [2 * BUCKETSIZE, 1073741824]")

@@ -84,23 +84,32 @@ fn c_args(args: &'static [ArgDoc]) -> *mut raw::RedisModuleCommandArg {
 }
 
 /// The key specs: the key is argument 1, alone; for [`Access::MergeInto`] also the source
-/// keys, counted by argument 2 and following it, read-only.
+/// keys, counted by argument 2 and following it, read-only; for [`Access::UnionInto`] also
+/// every argument from 2 to the last, read-only.
 fn c_key_specs(access: Access) -> *mut raw::RedisModuleCommandKeySpec {
-    let merge = matches!(access, Access::MergeInto);
+    let sourced = matches!(access, Access::MergeInto | Access::UnionInto);
     // SAFETY: all-zero key specs are valid values (null notes, zero unions); the last one
     // terminates the array.
     let mut specs: Vec<raw::RedisModuleCommandKeySpec> =
-        vec![unsafe { std::mem::zeroed() }; 2 + merge as usize];
-    if merge {
+        vec![unsafe { std::mem::zeroed() }; 2 + sourced as usize];
+    if sourced {
         let sources = &mut specs[1];
         sources.flags = (raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS) as u64;
         sources.begin_search_type =
             raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
         sources.bs.index.pos = 2;
-        sources.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
-        sources.fk.keynum.keynumidx = 0;
-        sources.fk.keynum.firstkey = 1;
-        sources.fk.keynum.keystep = 1;
+        if matches!(access, Access::UnionInto) {
+            sources.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_RANGE;
+            sources.fk.range.lastkey = -1;
+            sources.fk.range.keystep = 1;
+            sources.fk.range.limit = 0;
+        } else {
+            sources.find_keys_type =
+                raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
+            sources.fk.keynum.keynumidx = 0;
+            sources.fk.keynum.firstkey = 1;
+            sources.fk.keynum.keystep = 1;
+        }
     }
     let spec = &mut specs[0];
     spec.flags = access.flags();
@@ -182,16 +191,18 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
 pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
     for doc in commands() {
-        // The key is argument 1 (first = last = 1, step 1), for cluster routing and ACLs.
+        // The key is argument 1 (first = last = 1, step 1), for cluster routing and ACLs;
+        // a union's keys are every argument from 1.
+        let (first, last, step) = doc.access.key_range();
         let status = unsafe {
             create(
                 ctx.ctx,
                 doc.name.as_ptr(),
                 Some(doc.callback),
                 doc.flags.as_ptr(),
-                1,
-                1,
-                1,
+                first,
+                last,
+                step,
             )
         };
         if status != raw::REDISMODULE_OK as c_int {

@@ -28,6 +28,11 @@ pub enum Access {
     /// count at argument 2 and the sources right after it (CMS.MERGE): two key specs, the
     /// destination's (read-write, update) and the sources' (read-only, access).
     MergeInto,
+    /// Overwrites the key (argument 1) with the union of itself and every later argument,
+    /// all keys (BF.MERGE, CBF.MERGE): first key 1, last key -1, step 1, so a cluster
+    /// refuses keys of different slots and ACL key patterns apply to every one. Two key
+    /// specs: the destination's (read-write, update) and the sources' (read-only, access).
+    UnionInto,
 }
 
 impl Access {
@@ -37,10 +42,18 @@ impl Access {
             Access::Read => raw::REDISMODULE_CMD_KEY_RO,
             Access::ReadData => raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS,
             Access::Insert => raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT,
-            Access::Update | Access::MergeInto => {
+            Access::Update | Access::MergeInto | Access::UnionInto => {
                 raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE
             }
         }) as u64
+    }
+
+    /// The key positions `CreateCommand` takes: (first, last, step).
+    pub fn key_range(self) -> (c_int, c_int, c_int) {
+        match self {
+            Access::UnionInto => (1, -1, 1),
+            _ => (1, 1, 1),
+        }
     }
 }
 
@@ -262,6 +275,14 @@ pub const fn items(name: &'static CStr) -> ArgDoc {
     ArgDoc {
         multiple: true,
         ..arg(name, Kind::Text)
+    }
+}
+
+/// One key or more (a merge's sources).
+pub const fn keys(name: &'static CStr) -> ArgDoc {
+    ArgDoc {
+        multiple: true,
+        ..arg(name, Kind::Key)
     }
 }
 

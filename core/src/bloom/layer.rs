@@ -236,6 +236,25 @@ impl Layer {
         !present
     }
 
+    /// ORs `other`'s bits into this layer's, word by word (both of one bit size, the
+    /// caller checked). The count is the caller's to set.
+    pub(super) fn or_bits(&mut self, other: &Layer) {
+        let words = self.bits.as_raw_mut_slice();
+        for (w, &o) in words.iter_mut().zip(other.words()) {
+            *w |= o;
+        }
+    }
+
+    /// Bits set, over the whole array.
+    pub fn ones(&self) -> u64 {
+        self.words().iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Sets the recorded item count (a merged layer's estimate).
+    pub(super) fn set_count(&mut self, count: u64) {
+        self.count = count;
+    }
+
     /// Starts loading the cache lines of all the item's probes (a hint; see `prefetch`): the
     /// one block of a blocked layer.
     #[inline]

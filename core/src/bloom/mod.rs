@@ -10,6 +10,7 @@ pub mod guava;
 pub mod keyed;
 pub mod lanes;
 pub mod layer;
+pub mod merge;
 pub mod meta;
 pub mod probe;
 pub mod redisbloom;

@@ -92,17 +92,17 @@ impl CountingMeta {
 /// `(c % per) * counter_bits ..` of `counters[c / per]`, `per = 64 / counter_bits`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CountingFilter {
-    counters: Vec<u64>,
+    pub(super) counters: Vec<u64>,
     /// The Guava word count as a divisor: probe value `v` is counter
     /// `((v >> 6) % words) * 64 + (v & 63)`, Guava's bit `v % (64 * words)`.
     words_div: Divisor,
-    meta: CountingMeta,
+    pub(super) meta: CountingMeta,
     /// `log2(64 / counter_bits)`: counters per word as a shift.
     per_shift: u32,
     /// The largest counter value, where a counter sticks.
     max: u64,
     /// Counters at `max`.
-    saturated: u64,
+    pub(super) saturated: u64,
 }
 
 /// Counters at their maximum in one word of `counter_bits`-bit counters.
@@ -409,7 +409,7 @@ impl CountingFilter {
         self.guava_words().map(|w| w.count_ones() as u64).sum()
     }
 
-    fn saturated_in_words(&self, range: std::ops::Range<usize>) -> u64 {
+    pub(super) fn saturated_in_words(&self, range: std::ops::Range<usize>) -> u64 {
         self.counters[range]
             .iter()
             .map(|&w| saturated_in(w, self.meta.counter_bits))

@@ -14,10 +14,12 @@
 //!   present is refused with the full non-scaling Bloom filter's error.
 //!
 //! - [`filter`]: the structure, adds, deletes, lookups, batches
+//! - [`merge`]: CBF.MERGE's sum of filters of one shape, refused on overflow
 //! - [`codec`]: its RDB value, SCANDUMP header and data chunks, all validated
 
 pub mod codec;
 pub mod filter;
+pub mod merge;
 
 pub use filter::{CountingFilter, CountingMeta};
 

@@ -21,7 +21,7 @@
 
 use std::sync::Mutex;
 
-use super::filter::{memory_for, Live, WindowFilter, WindowMeta};
+use super::filter::{memory_for, Layer, Live, WindowFilter, WindowMeta};
 use super::shape::{self, Shape, Window};
 use crate::bloom::ItemHash;
 use crate::error::{Error, Result};
@@ -31,13 +31,6 @@ use crate::memory::limit::GrowthLimit;
 /// Most burst layers a window may have (levels 1 ..= this): a burst of about `2^25` times
 /// the capacity within one span, far past any `bf.max-filter-bytes`.
 pub const MAX_LEVEL: u32 = 24;
-
-/// A burst layer: a TIME ring at its level.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layer {
-    pub level: u32,
-    pub ring: WindowFilter,
-}
 
 /// The capacity and error rate of the layer at `level` of a window of `capacity` at
 /// `error_rate` (exact: the rate halves `level` times); `None` if the capacity overflows.

@@ -29,8 +29,8 @@
 //! protocol does ([`crate::bloom::codec::scandump::chunk_start`]). Headers of version 1
 //! (the reserved ring's block alone) still load.
 
-use super::burst::{layer_params, Layer, MAX_LEVEL};
-use super::filter::{memory_for, words_for, Generation, WindowFilter, WindowMeta};
+use super::burst::{layer_params, MAX_LEVEL};
+use super::filter::{memory_for, words_for, Generation, Layer, WindowFilter, WindowMeta};
 use super::shape::{Shape, Window};
 use crate::bloom::codec::scandump::{self, chunk_start};
 use crate::error::{bad_data, check_limit, Error, Result};

@@ -3,7 +3,6 @@
 use std::cell::Cell;
 use std::mem::size_of;
 
-use super::burst::Layer;
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::guava;
@@ -179,6 +178,15 @@ pub struct WindowFilter {
     pub(super) layers: Vec<Layer>,
     /// What this server counted of the value since it was made or loaded.
     pub(super) counted: Counted,
+}
+
+/// A burst layer: a TIME ring at its level. Declared here, beside the window that holds
+/// it, so that [`burst`](super::burst), which grows and drops layers, imports this file and
+/// this file imports nothing of it (imports go one way).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layer {
+    pub level: u32,
+    pub ring: WindowFilter,
 }
 
 /// Counts kept beside a value, not part of it (two filters never differ by them).

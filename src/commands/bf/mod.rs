@@ -4,6 +4,7 @@
 pub mod add;
 pub mod exists;
 pub mod info;
+pub mod merge;
 pub mod options;
 pub mod reserve;
 pub mod rows;

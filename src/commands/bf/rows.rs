@@ -2,9 +2,9 @@
 //! here (the harness takes the arity error and the keyspace event from it), what the family's
 //! commands share, and the family's list.
 
-use super::{add, exists, info, reserve, scandump, transfer};
+use super::{add, exists, info, merge, reserve, scandump, transfer};
 use crate::commands::row::{
-    arg, block_option, callback, items, keyword, option, Access, Acl, ArgDoc, Arity, Command,
+    arg, block_option, callback, items, keys, keyword, option, Access, Acl, ArgDoc, Arity, Command,
     CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
 };
 use crate::info::BLOOM;
@@ -27,7 +27,7 @@ const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[
     &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &CARD, &INFO, &DEBUG, &SCANDUMP, &LOADCHUNK,
-    &IMPORT, &EXPORT,
+    &IMPORT, &EXPORT, &MERGE,
 ];
 
 pub static RESERVE: Command = Command {
@@ -246,6 +246,20 @@ pub static EXPORT: Command = Command {
     args: &[KEY, arg(c"format", Kind::Text)],
     // Not in RedisBloom: it reads the whole filter, so @read (as BF.SCANDUMP).
     acl: Acl::Read,
+    family: &FAMILY,
+    docs: Docs::since(Since::Rsbloom),
+};
+
+pub static MERGE: Command = Command {
+    name: c"bf.merge",
+    callback: callback!(MERGE => merge::merge),
+    flags: c"write deny-oom",
+    summary: c"Makes a Bloom filter the union of itself and other Bloom filters of its shape",
+    complexity: c"O(m * n), m the bits of a filter, n the filters",
+    arity: Arity::AtLeast(3),
+    access: Access::UnionInto,
+    args: &[arg(c"destination", Kind::Key), keys(c"source")],
+    acl: Acl::Write,
     family: &FAMILY,
     docs: Docs::since(Since::Rsbloom),
 };

@@ -6,6 +6,7 @@ pub mod add;
 pub mod del;
 pub mod exists;
 pub mod info;
+pub mod merge;
 pub mod reserve;
 pub mod rows;
 pub mod scandump;

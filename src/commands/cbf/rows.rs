@@ -3,10 +3,10 @@
 //! categories follow the BF rows (`@write` / `@read`, `@fast` for RESERVE, CARD and INFO)
 //! and the module category `cbf`.
 
-use super::{add, del, exists, info, reserve, scandump};
+use super::{add, del, exists, info, merge, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, Access, Acl, Arity, Command, CommandFamily, Docs, Kind, Since,
-    ITEM, ITERATOR, KEY,
+    arg, callback, items, keys, option, Access, Acl, Arity, Command, CommandFamily, Docs, Kind,
+    Since, ITEM, ITERATOR, KEY,
 };
 use crate::info::CBF;
 
@@ -21,7 +21,7 @@ static FAMILY: CommandFamily = CommandFamily {
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[
     &RESERVE, &ADD, &MADD, &DEL, &MDEL, &EXISTS, &MEXISTS, &COUNT, &CARD, &INFO, &SCANDUMP,
-    &LOADCHUNK, &EXPORT,
+    &LOADCHUNK, &EXPORT, &MERGE,
 ];
 
 pub static RESERVE: Command = Command {
@@ -207,6 +207,20 @@ pub static EXPORT: Command = Command {
     access: Access::ReadData,
     args: &[KEY, arg(c"format", Kind::Text)],
     acl: Acl::Read,
+    family: &FAMILY,
+    docs: Docs::PLAIN,
+};
+
+pub static MERGE: Command = Command {
+    name: c"cbf.merge",
+    callback: callback!(MERGE => merge::merge),
+    flags: c"write deny-oom",
+    summary: c"Adds the counters of counting Bloom filters of one shape to a counting Bloom filter",
+    complexity: c"O(m * n), m the counters of a filter, n the filters",
+    arity: Arity::AtLeast(3),
+    access: Access::UnionInto,
+    args: &[arg(c"destination", Kind::Key), keys(c"source")],
+    acl: Acl::Write,
     family: &FAMILY,
     docs: Docs::PLAIN,
 };

@@ -11,7 +11,7 @@ use common::*;
 use redis::{Connection, Value};
 
 /// (command, arity, is a write, is fast, key spec flags)
-const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
+const COMMANDS: [(&str, i64, bool, bool, &[&str]); 14] = [
     ("bf.reserve", -4, true, false, &["RW", "insert"]),
     ("bf.add", 3, true, false, &["RW", "insert"]),
     ("bf.madd", -3, true, false, &["RW", "insert"]),
@@ -25,6 +25,7 @@ const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
     ("bf.debug", 2, false, false, &["RO"]),
     ("bf.import", -4, true, false, &["RW", "insert"]),
     ("bf.export", 3, false, false, &["RO", "access"]),
+    ("bf.merge", -3, true, false, &["RW", "update"]),
 ];
 
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom's flags, except
@@ -47,7 +48,7 @@ const CF_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
 ];
 
 /// The counting Bloom filters' commands (rsbloom's own), as `CF_COMMANDS`.
-const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 13] = [
+const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 14] = [
     ("cbf.reserve", -4, &["write", "denyoom"], &["RW", "insert"]),
     ("cbf.add", 3, &["write", "denyoom"], &["RW", "insert"]),
     ("cbf.madd", -3, &["write", "denyoom"], &["RW", "insert"]),
@@ -61,6 +62,7 @@ const CBF_COMMANDS: [(&str, i64, &[&str], &[&str]); 13] = [
     ("cbf.scandump", 3, &["readonly"], &["RO", "access"]),
     ("cbf.loadchunk", 4, &["write", "denyoom"], &["RW", "update"]),
     ("cbf.export", 3, &["readonly"], &["RO", "access"]),
+    ("cbf.merge", -3, &["write", "denyoom"], &["RW", "update"]),
 ];
 
 /// The sliding-window filters' commands (rsbloom's own), as `CF_COMMANDS`.
@@ -154,6 +156,11 @@ const TOPK_COMMANDS: [(&str, i64, &[&str], &[&str]); 7] = [
     ("topk.info", 2, &["readonly"], &["RO"]),
 ];
 
+/// BF.MERGE and CBF.MERGE: every argument a key.
+fn is_union(name: &str) -> bool {
+    name == "bf.merge" || name == "cbf.merge"
+}
+
 /// Every command of the module as (name, arity, flags besides `module`, key spec flags).
 fn all_commands() -> Vec<(&'static str, i64, BTreeSet<String>, &'static [&'static str])> {
     let bf = COMMANDS.iter().map(|&(name, arity, write, fast, keys)| {
@@ -237,13 +244,28 @@ fn command_info_declares_arity_flags_and_key_specs() {
         assert_eq!(info[1], Value::Int(arity), "{name}: arity");
         want.insert("module".into());
         assert_eq!(strings(&info[2]), want, "{name}: flags");
+        // A union's keys are every argument from the first (so a cluster checks them all).
+        let last = if is_union(name) { -1 } else { 1 };
         assert_eq!(
             (&info[3], &info[4], &info[5]),
-            (&Value::Int(1), &Value::Int(1), &Value::Int(1)),
+            (&Value::Int(1), &Value::Int(last), &Value::Int(1)),
             "{name}: first/last/step"
         );
         let specs = array(&info[8]);
-        if name == "cms.merge" {
+        if is_union(name) {
+            // The sources: every argument from 2 to the last, read-only.
+            assert_eq!(specs.len(), 2, "{name}: key specs {specs:?}");
+            let sources = &specs[1];
+            assert_eq!(strings(&field(sources, "flags")), set_of(&["RO", "access"]));
+            let begin = field(sources, "begin_search");
+            assert_eq!(field(&field(&begin, "spec"), "index"), Value::Int(2));
+            let find = field(sources, "find_keys");
+            assert_eq!(text(&field(&find, "type")), "range", "{name}: find_keys");
+            let range = field(&find, "spec");
+            assert_eq!(field(&range, "lastkey"), Value::Int(-1));
+            assert_eq!(field(&range, "keystep"), Value::Int(1));
+            assert_eq!(field(&range, "limit"), Value::Int(0));
+        } else if name == "cms.merge" {
             // The sources: numkeys at argument 2, then that many keys, read-only.
             assert_eq!(specs.len(), 2, "{name}: key specs {specs:?}");
             let sources = &specs[1];
@@ -341,6 +363,8 @@ fn command_docs_describe_every_command() {
         let first = &arguments[0];
         let key_name = if name == "tdigest.merge" {
             "destination-key"
+        } else if is_union(name) {
+            "destination"
         } else {
             "key"
         };
@@ -359,9 +383,9 @@ fn command_docs_describe_every_command() {
             Value::Int(0),
             "{name}: key spec index"
         );
-        if name == "cms.merge" || name == "tdigest.merge" {
+        if is_union(name) || name == "cms.merge" || name == "tdigest.merge" {
             // The sources document the second key spec.
-            let sources = &arguments[2];
+            let sources = &arguments[if is_union(name) { 1 } else { 2 }];
             assert!(text(&field(sources, "name")).starts_with("source"));
             assert_eq!(field(sources, "key_spec_index"), Value::Int(1));
         }
@@ -396,6 +420,12 @@ fn command_getkeys_finds_the_key() {
             Value::Array(vec![Value::BulkString(b"k".to_vec())]),
             "GETKEYS {args:?}"
         );
+    }
+    // A merge's keys are all its arguments.
+    for merge in ["BF.MERGE", "CBF.MERGE"] {
+        let v = raw(&mut c, &["COMMAND", "GETKEYS", merge, "d", "s1", "s2"]);
+        let keys: Vec<String> = array(&v).iter().map(text).collect();
+        assert_eq!(keys, ["d", "s1", "s2"], "GETKEYS {merge}");
     }
 }
 

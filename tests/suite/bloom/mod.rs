@@ -15,6 +15,7 @@ mod hostile_redisbloom;
 mod hostile_restore;
 mod limits;
 mod load_limits;
+mod merge;
 mod notifications;
 mod persistence;
 mod redisbloom_load;

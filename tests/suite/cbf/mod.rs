@@ -5,6 +5,7 @@
 
 mod commands;
 mod hostile;
+mod merge;
 mod persistence;
 mod replication;
 

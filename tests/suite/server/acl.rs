@@ -37,8 +37,9 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
     }
 }
 
-/// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 76] = [
+/// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT, BF.EXPORT and
+/// BF.MERGE.
+const TABLE: [Row; 78] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -52,6 +53,7 @@ const TABLE: [Row; 76] = [
     write(&["BF.LOADCHUNK", "b3", "1", "not a header"], false),
     write(&["BF.IMPORT", "b4", "GUAVA", "not guava"], false),
     read(&["BF.EXPORT", "b", "GUAVA"], false),
+    write(&["BF.MERGE", "b", "b"], false),
     write(&["CF.RESERVE", "c2", "100"], true),
     write(&["CF.ADD", "c", "x"], false),
     write(&["CF.ADDNX", "c", "x"], false),
@@ -108,6 +110,7 @@ const TABLE: [Row; 76] = [
     read(&["CBF.SCANDUMP", "cb", "0"], false),
     write(&["CBF.LOADCHUNK", "cb3", "1", "not a header"], false),
     read(&["CBF.EXPORT", "cb", "GUAVA"], false),
+    write(&["CBF.MERGE", "cb", "cb"], false),
     // The sliding-window filters (rsbloom's own): BF's rule.
     write(&["APBF.RESERVE", "ap2", "COUNT", "0.01", "100"], true),
     write(&["APBF.ADD", "ap", "x"], false),
@@ -121,7 +124,7 @@ const TABLE: [Row; 76] = [
 ];
 
 /// The commands RedisBloom does not have (and every CBF and APBF command).
-const RSBLOOM_ONLY: [&str; 2] = ["bf.import", "bf.export"];
+const RSBLOOM_ONLY: [&str; 3] = ["bf.import", "bf.export", "bf.merge"];
 
 fn rsbloom_only(name: &str) -> bool {
     RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.") || name.starts_with("apbf.")
