@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 mod load_args;
 mod register;
 pub mod settings;
+pub mod valkey;
 
 pub use load_args::apply_load_args;
 pub use register::register;

@@ -140,6 +140,9 @@ fn add_all(call: &Call, first_item: usize, create: Create) -> Result<Reply> {
 
 /// BF.ADD key item
 pub fn add(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::add(call)? {
+        return Ok(reply);
+    }
     let mut reply = None;
     add_items(call, 2, Create::Defaults, |r| reply = Some(to_reply(r)))?;
     reply.ok_or(Error::Internal)
@@ -147,6 +150,9 @@ pub fn add(call: &Call) -> Result<Reply> {
 
 /// BF.MADD key item [item ...]
 pub fn madd(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::madd(call)? {
+        return Ok(reply);
+    }
     add_all(call, 2, Create::Defaults)
 }
 
@@ -158,6 +164,9 @@ pub fn madd(call: &Call) -> Result<Reply> {
 /// in RedisBloom), EXPANSION 0 too. SHARD (rsbloom's) makes a new filter a shard; the key's
 /// slot must be in the shard's, and an existing filter must have that very place.
 pub fn insert(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::insert(call)? {
+        return Ok(reply);
+    }
     let mut new = Creation::defaults();
     let mut nocreate = false;
     let first_item = options::INSERT.run(

@@ -23,3 +23,4 @@ mod redisbloom_states;
 mod replication;
 mod resp3;
 mod scaling;
+mod valkey;
