@@ -52,7 +52,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
             }
             "new-filter-format" => {
                 let format = FormatName::parse(value).ok_or_else(|| {
-                    format!("new-filter-format must be guava or redisbloom, got '{value}'")
+                    format!("new-filter-format must be guava, redisbloom or valkey, got '{value}'")
                 })?;
                 NEW_FILTER_FORMAT.store(format);
             }
@@ -70,6 +70,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
                 let v = parse_int(name, value, 1, APBF_MAX_CAPACITY)?;
                 APBF_CAPACITY.store(v, Ordering::Relaxed);
             }
+            _ if super::valkey::apply_load_arg(name, value)? => {}
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }

@@ -165,13 +165,16 @@ enum_configuration! {
     pub enum FormatName {
         guava = 0,
         redisbloom = 1,
+        valkey = 2,
     }
 }
 
 impl FormatName {
     fn scheme(self) -> Scheme {
         match self {
-            FormatName::guava => Scheme::Guava,
+            // valkey: BF.RESERVE / ADD / MADD / INSERT create valkey-bloom's type
+            // (commands/bf/valkey.rs); what only rsbloom creates stays Guava's.
+            FormatName::guava | FormatName::valkey => Scheme::Guava,
             FormatName::redisbloom => Scheme::RedisBloom,
         }
     }
@@ -207,6 +210,12 @@ impl ConfigurationValue<FormatName> for FormatConfig {
 }
 
 pub static NEW_FILTER_FORMAT: FormatConfig = FormatConfig(AtomicI32::new(0));
+
+/// `bf.new-filter-format valkey`: BF.RESERVE, ADD, MADD and INSERT create valkey-bloom's
+/// type, `bloomfltr`.
+pub fn new_filters_valkey() -> bool {
+    NEW_FILTER_FORMAT.load() == FormatName::valkey
+}
 
 /// The scheme (and so the type) of filters created from now on.
 pub fn new_filter_scheme() -> Scheme {

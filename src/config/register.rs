@@ -260,4 +260,5 @@ fn register_others(ctx: &Context) {
         flags(),
         None,
     );
+    super::valkey::register(ctx);
 }

@@ -32,7 +32,7 @@ const RESERVE_EVENT: &str = "bloom.reserve";
 
 /// Missing keys are created as `bloomfltr` (`bf.new-filter-format valkey`).
 fn creates_valkey() -> bool {
-    settings::new_filters_valkey()
+    crate::config::new_filters_valkey()
 }
 
 fn notify(call: &Call, event: &str) {

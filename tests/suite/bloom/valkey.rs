@@ -430,3 +430,106 @@ fn madd_items(c: &mut Connection, key: &str, items: &[Vec<u8>]) {
     let v = raw(c, &args);
     assert!(err_of(&v).is_none(), "BF.MADD {key}: {v:?}");
 }
+
+#[test]
+fn new_filter_format_valkey_creates_bloomfltr_with_its_configs() {
+    // valkey-bloom's config names as load arguments, as its valkey.conf would set them.
+    let s = Server::start_with(ServerOpts::module_args(&[
+        "bloom-capacity",
+        "3",
+        "bloom-use-random-seed",
+        "no",
+        "new-filter-format",
+        "valkey",
+    ]));
+    let mut c = s.conn();
+    assert_eq!(config_get(&mut c, "bf.bloom-capacity"), "3");
+    assert_eq!(
+        config_get(&mut c, "bf.bloom-memory-usage-limit"),
+        "134217728"
+    );
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.bloom-fp-rate", "0.05"]);
+    expect_err_prefix(
+        &mut c,
+        &["CONFIG", "SET", "bf.bloom-fp-rate", "1.5"],
+        "ERR CONFIG SET failed",
+    );
+    // BF.ADD and BF.MADD create valkey-bloom's filter from the bf.bloom-* configs, with its
+    // fixed seed here: exactly the crate's filter.
+    let mut model = Model::new(3, 0.05, 2, &FIXED_SEED);
+    model.random = false;
+    let mut rng = Rng::new(11);
+    for item in items(&mut rng, 20) {
+        let args: [&[u8]; 3] = [b"BF.ADD", b"auto", &item];
+        assert_eq!(as_int(&raw(&mut c, &args)), model.add(&item).unwrap());
+    }
+    assert_eq!(as_text(&raw(&mut c, &["TYPE", "auto"])), "bloomfltr");
+    expect_ok(&mut c, &["CONFIG", "SET", "rdbcompression", "no"]);
+    let frame = Frame::from_dump(&dump(&mut c, "auto"));
+    assert_eq!(
+        dump_body(&dump(&mut c, "auto")),
+        dump_body(&frame.payload(&model.fields()))
+    );
+    // Missing keys answer valkey-bloom's integers.
+    expect_int(&mut c, &["BF.EXISTS", "none", "x"], 0);
+    expect_ok(&mut c, &["BF.RESERVE", "r", "0.01", "1000", "NONSCALING"]);
+    assert_eq!(as_text(&raw(&mut c, &["TYPE", "r"])), "bloomfltr");
+    expect_err(
+        &mut c,
+        &["BF.RESERVE", "r2", "0.01", "10", "BOGUS"],
+        "ERROR",
+    );
+    // Back to guava: new keys are rsbloom's again, bloomfltr keys keep their dialect.
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.new-filter-format", "guava"]);
+    expect_int(&mut c, &["BF.ADD", "g", "x"], 1);
+    assert_eq!(as_text(&raw(&mut c, &["TYPE", "g"])), "RSbloom--");
+    expect_int(&mut c, &["BF.INFO", "r", "FILTERS"], 1);
+}
+
+#[test]
+fn hostile_restore_payloads_are_refused_and_the_server_lives() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let frame = frame(&mut c);
+    let model = Model::new(100, 0.01, 2, &SEED);
+    let good = model.fields();
+    let bits = model.filters[0].0.as_slice().to_vec();
+    let patched = |at: usize, bytes: &[u8]| {
+        let mut b = bits.clone();
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+        with_field(&good, 5, F::S(b))
+    };
+    let cases: Vec<(&str, Vec<F>)> = vec![
+        ("k 0", patched(9, &0u32.to_le_bytes())),
+        ("k huge", patched(9, &u32::MAX.to_le_bytes())),
+        ("length disagrees", patched(1, &7u64.to_le_bytes())),
+        ("version 2", patched(0, &[2])),
+        ("no sub-filters", with_field(&good, 0, F::U(0))),
+        ("2^40 sub-filters", with_field(&good, 0, F::U(1 << 40))),
+        ("capacity 0", with_field(&good, 6, F::U(0))),
+        ("error rate 2", with_field(&good, 2, F::D(2.0))),
+        ("fixed seed mode, other seed", with_field(&good, 4, F::U(0))),
+        ("truncated", good[..6].to_vec()),
+    ];
+    for (what, fields) in cases {
+        expect_restore_refused(&mut c, "h", &frame.payload(&fields), what);
+    }
+    // Over bf.bloom-memory-usage-limit: refused from a client.
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.bloom-memory-usage-limit", "300"],
+    );
+    expect_restore_refused(&mut c, "h", &frame.payload(&good), "over the memory limit");
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.bloom-memory-usage-limit", "134217728"],
+    );
+    let v = restore(&mut c, "h", &frame.payload(&good));
+    assert!(err_of(&v).is_none(), "{v:?}");
+    let mut rng = Rng::new(8);
+    for payload in frame.mutations(&mut rng, &good, 300) {
+        let _ = restore(&mut c, "m", &payload);
+        raw(&mut c, &["BF.ADD", "m", "x"]);
+    }
+    assert_eq!(as_text(&raw(&mut c, &["PING"])), "PONG");
+}
