@@ -262,5 +262,5 @@ pub static LOAD: Command = Command {
     args: &[KEY, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
-    docs: Docs::PLAIN,
+    docs: Docs::since(Since::Rsbloom),
 };
