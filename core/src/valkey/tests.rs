@@ -384,3 +384,21 @@ fn random_mutations_never_panic() {
         }
     }
 }
+
+#[test]
+fn the_fuzz_harness_survives_mutated_seeds_and_past_findings() {
+    let mut rng = Rng::new(0xfa22);
+    let b = filled(&mut rng);
+    let mut rdb_input = vec![0u8];
+    rdb_input.extend(rdb_bytes(&b));
+    let mut blob_input = vec![1u8];
+    blob_input.extend(load_blob::encode(&b));
+    for base in [&rdb_input, &blob_input] {
+        crate::testkit::survive(base, crate::testkit::valkey::value);
+        for _ in 0..2000 {
+            let v = crate::testkit::mutate(&mut rng, base, crate::testkit::Mutation::after(1));
+            crate::testkit::survive(&v, crate::testkit::valkey::value);
+        }
+    }
+    crate::testkit::replay_regressions(&[("valkey_value", crate::testkit::valkey::value)]);
+}
