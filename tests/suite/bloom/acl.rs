@@ -11,7 +11,7 @@ use common::*;
 use redis::{Connection, Value};
 
 /// (command, arity, is a write, is fast, key spec flags)
-const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
+const COMMANDS: [(&str, i64, bool, bool, &[&str]); 14] = [
     ("bf.reserve", -4, true, false, &["RW", "insert"]),
     ("bf.add", 3, true, false, &["RW", "insert"]),
     ("bf.madd", -3, true, false, &["RW", "insert"]),
@@ -25,6 +25,7 @@ const COMMANDS: [(&str, i64, bool, bool, &[&str]); 13] = [
     ("bf.debug", 2, false, false, &["RO"]),
     ("bf.import", -4, true, false, &["RW", "insert"]),
     ("bf.export", 3, false, false, &["RO", "access"]),
+    ("bf.load", 3, true, false, &["RW", "insert"]),
 ];
 
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom's flags, except
@@ -372,7 +373,7 @@ fn command_docs_describe_every_command() {
 fn command_getkeys_finds_the_key() {
     let s = Server::start();
     let mut c = s.conn();
-    let cases: [&[&str]; 13] = [
+    let cases: [&[&str]; 14] = [
         &["BF.RESERVE", "k", "0.01", "100", "NONSCALING"],
         &["BF.ADD", "k", "x"],
         &["BF.MADD", "k", "x", "y"],
@@ -386,6 +387,7 @@ fn command_getkeys_finds_the_key() {
         &["BF.LOADCHUNK", "k", "1", "data"],
         &["BF.IMPORT", "k", "GUAVA", "data"],
         &["BF.EXPORT", "k", "GUAVA"],
+        &["BF.LOAD", "k", "data"],
     ];
     for args in cases {
         let mut full = vec!["COMMAND", "GETKEYS"];

@@ -38,7 +38,7 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
 }
 
 /// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT and BF.EXPORT.
-const TABLE: [Row; 76] = [
+const TABLE: [Row; 77] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -52,6 +52,8 @@ const TABLE: [Row; 76] = [
     write(&["BF.LOADCHUNK", "b3", "1", "not a header"], false),
     write(&["BF.IMPORT", "b4", "GUAVA", "not guava"], false),
     read(&["BF.EXPORT", "b", "GUAVA"], false),
+    // valkey-bloom's, which RedisBloom lacks: BF's rule.
+    write(&["BF.LOAD", "b5", "not a blob"], false),
     write(&["CF.RESERVE", "c2", "100"], true),
     write(&["CF.ADD", "c", "x"], false),
     write(&["CF.ADDNX", "c", "x"], false),
@@ -121,7 +123,7 @@ const TABLE: [Row; 76] = [
 ];
 
 /// The commands RedisBloom does not have (and every CBF and APBF command).
-const RSBLOOM_ONLY: [&str; 2] = ["bf.import", "bf.export"];
+const RSBLOOM_ONLY: [&str; 3] = ["bf.import", "bf.export", "bf.load"];
 
 fn rsbloom_only(name: &str) -> bool {
     RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.") || name.starts_with("apbf.")
