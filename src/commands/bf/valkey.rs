@@ -24,7 +24,7 @@ use crate::commands::key::{open_read, open_write, Key, Writing};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config::valkey as settings;
-use crate::datatype::valkey::limit_of;
+use crate::datatype::valkey::{limit_of, mark_seen, seen};
 
 /// valkey-bloom's keyspace events.
 const ADD_EVENT: &str = "bloom.add";
@@ -48,6 +48,12 @@ fn notify(call: &Call, event: &str) {
             call.key().raw(),
         )
     };
+}
+
+/// No `bloomfltr` value has existed and none is to be created: the key cannot be one, and
+/// rsbloom's own command runs without a second look at it.
+fn not_ours() -> bool {
+    !seen() && !creates_valkey()
 }
 
 /// The key's filter if it is valkey-bloom's; None for a missing key or any other type.
@@ -187,6 +193,7 @@ fn add_items_to(
                 return Err(ValkeyError::NotFound.into());
             }
             let bloom = ValkeyBloom::create(shape()?, limit)?;
+            mark_seen();
             (key.store(bloom)?, true)
         }
         Err(_) => return Ok(None),
@@ -227,6 +234,9 @@ fn configured_if_valkey() -> Option<&'static dyn Fn() -> Result<Shape>> {
 
 /// BF.ADD on a valkey-bloom key.
 pub fn add(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     let mut reply = Reply::Null;
     let handled = add_items_to(call, 2, configured_if_valkey(), false, |r| {
         reply = match r {
@@ -240,6 +250,9 @@ pub fn add(call: &Call) -> Result<Option<Reply>> {
 /// BF.MADD (and BF.INSERT's items) on a valkey-bloom key: one answer per processed item,
 /// an error last if one stopped them.
 pub fn madd(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     madd_from(call, 2, configured_if_valkey(), false)
 }
 
@@ -256,6 +269,9 @@ fn madd_from(
 
 /// BF.EXISTS on a valkey-bloom key.
 pub fn exists(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     let key = open_read(call);
     Ok(match held(&key) {
         Some(b) => Some(Reply::Int(b.exists(call.args[2].as_slice()) as i64)),
@@ -266,6 +282,9 @@ pub fn exists(call: &Call) -> Result<Option<Reply>> {
 
 /// BF.MEXISTS on a valkey-bloom key.
 pub fn mexists(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     let key = open_read(call);
     let items = &call.args[2..];
     Ok(match held(&key) {
@@ -284,6 +303,9 @@ pub fn mexists(call: &Call) -> Result<Option<Reply>> {
 
 /// BF.CARD on a valkey-bloom key.
 pub fn card(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     let key = open_read(call);
     Ok(held(&key).map(|b| Reply::Int(b.cardinality())))
 }
@@ -302,6 +324,9 @@ fn max_scaled(b: &ValkeyBloom) -> Result<Reply> {
 
 /// BF.INFO on a valkey-bloom key: its fields, names and order; a plain array in RESP3 too.
 pub fn info(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     let key = open_read(call);
     let Some(b) = held(&key) else {
         return Ok(None);
@@ -350,6 +375,9 @@ pub fn info(call: &Call) -> Result<Option<Reply>> {
 
 /// BF.RESERVE when the key holds a valkey-bloom filter or one would be created.
 pub fn reserve(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() {
+        return Ok(None);
+    }
     {
         let key = open_read(call);
         let ours = held(&key).is_some() || (creates_valkey() && key.is_empty());
@@ -385,6 +413,7 @@ pub fn reserve(call: &Call) -> Result<Option<Reply>> {
         seed_random: random,
     };
     let bloom = ValkeyBloom::create(shape, limit_of(call.size_limit()))?;
+    mark_seen();
     let stored = key.store(bloom)?;
     replicate_creation(call, &stored, &[]);
     notify(call, RESERVE_EVENT);
@@ -405,6 +434,9 @@ fn names_valkey_option(args: &[Arg]) -> bool {
 
 /// BF.INSERT on a valkey-bloom key, or creating one.
 pub fn insert(call: &Call) -> Result<Option<Reply>> {
+    if not_ours() && !names_valkey_option(&call.args[2..]) {
+        return Ok(None);
+    }
     {
         let key = open_read(call);
         let ours = held(&key).is_some()
@@ -517,6 +549,7 @@ pub fn load(call: &Call) -> Result<Reply> {
         return Err(ValkeyError::KeyExists.into());
     }
     let bloom = load_blob::decode(call.args[2].as_slice(), limit_of(call.size_limit()))?;
+    mark_seen();
     key.store(bloom)?;
     call.ctx.replicate_verbatim();
     notify(call, RESERVE_EVENT);
