@@ -104,37 +104,64 @@ impl SubFilter {
         self.bits / 8
     }
 
-    #[inline]
-    fn probes(&self, item: &[u8]) -> impl Iterator<Item = usize> + '_ {
-        let h0 = sip13_len_prefixed(self.keys[0], item);
-        // The crate hashes with the second key only when k > 1.
-        let h1 = if self.k > 1 {
-            sip13_len_prefixed(self.keys[1], item)
-        } else {
-            0
-        };
-        let bits = self.bits;
-        (0..self.k).map(move |i| {
-            let h = match i {
-                0 => h0,
-                1 => h1,
-                _ => h0.wrapping_add((i as u64).wrapping_mul(h1)) % PRIME,
-            };
-            (h % bits) as usize
-        })
-    }
-
     pub fn check(&self, item: &[u8]) -> bool {
         let bits = &self.raw[HEADER_BYTES..];
-        self.probes(item).all(|p| bits[p / 8] & (1 << (p % 8)) != 0)
+        Probes::new(self, item).all(|p| bits[p / 8] & (1 << (p % 8)) != 0)
     }
 
     pub fn set(&mut self, item: &[u8]) {
-        let positions: Vec<usize> = self.probes(item).collect();
+        let probes = Probes::new(self, item);
         let bits = &mut self.raw[HEADER_BYTES..];
-        for p in positions {
+        for p in probes {
             bits[p / 8] |= 1 << (p % 8);
         }
+    }
+}
+
+/// The bit positions of an item, in the crate's order.
+struct Probes {
+    h0: u64,
+    h1: u64,
+    bits: u64,
+    i: u32,
+    k: u32,
+}
+
+impl Probes {
+    #[inline]
+    fn new(f: &SubFilter, item: &[u8]) -> Probes {
+        let h0 = sip13_len_prefixed(f.keys[0], item);
+        // The crate hashes with the second key only when k > 1.
+        let h1 = if f.k > 1 {
+            sip13_len_prefixed(f.keys[1], item)
+        } else {
+            0
+        };
+        Probes {
+            h0,
+            h1,
+            bits: f.bits,
+            i: 0,
+            k: f.k,
+        }
+    }
+}
+
+impl Iterator for Probes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.i == self.k {
+            return None;
+        }
+        let h = match self.i {
+            0 => self.h0,
+            1 => self.h1,
+            i => self.h0.wrapping_add((i as u64).wrapping_mul(self.h1)) % PRIME,
+        };
+        self.i += 1;
+        Some((h % self.bits) as usize)
     }
 }
 

@@ -221,6 +221,14 @@ fn restored_crate_values_answer_grow_and_dump_as_the_crate() {
         };
         expect_int(&mut c, &["BF.INFO", &key, "SIZE"], model.size(slots));
     }
+    // COPY makes the same value (same bytes, same BF.INFO SIZE).
+    expect_int(&mut c, &["COPY", "v0", "copied"], 1);
+    assert_eq!(
+        dump_body(&dump(&mut c, "copied")),
+        dump_body(&dump(&mut c, "v0"))
+    );
+    let size = |c: &mut Connection, k: &str| as_int(&raw(c, &["BF.INFO", k, "SIZE"]));
+    assert_eq!(size(&mut c, "copied"), size(&mut c, "v0"));
     // DEBUG RELOAD keeps every value's bytes.
     let before: Vec<Vec<u8>> = (0..4).map(|i| dump(&mut c, &format!("v{i}"))).collect();
     expect_ok(&mut c, &["DEBUG", "RELOAD"]);
