@@ -33,7 +33,7 @@
 
 CARGO  ?= cargo
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_shard_value cuckoo_loadchunk_session cms_value topk_value tdigest_value counting_value counting_header window_value
+FUZZ_TARGETS := rdb_value redisbloom_value loadchunk_session cuckoo_value cuckoo_shard_value cuckoo_loadchunk_session cms_value topk_value tdigest_value counting_value counting_header window_value valkey_value
 MODULE := target/release/librsbloom.so
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get

@@ -27,6 +27,7 @@ use datatype::counting::COUNTING_TYPE;
 use datatype::cuckoo::{CUCKOO_SHARD_TYPE, CUCKOO_TYPE};
 use datatype::tdigest::TDIGEST_TYPE;
 use datatype::topk::TOPK_TYPE;
+use datatype::valkey::VALKEY_TYPE;
 use datatype::window::WINDOW_TYPE;
 use redis_module::{redis_module, Context, RedisString, Status};
 
@@ -69,6 +70,6 @@ redis_module! {
     name: "bf",
     version: MODULE_VERSION,
     allocator: (alloc::ModuleAlloc, alloc::ModuleAlloc),
-    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CUCKOO_SHARD_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE, WINDOW_TYPE],
+    data_types: [BLOOM_TYPE, REDISBLOOM_TYPE, CUCKOO_TYPE, CUCKOO_SHARD_TYPE, CMS_TYPE, TOPK_TYPE, TDIGEST_TYPE, COUNTING_TYPE, WINDOW_TYPE, VALKEY_TYPE],
     init: init,
 }

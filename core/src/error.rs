@@ -272,6 +272,9 @@ pub enum Error {
     /// A TIME window's burst needs more layers than a window may have.
     ApbfMaxLayers,
 
+    /// valkey-bloom's filters (the `bloomfltr` type): its own texts, kept apart.
+    Valkey(ValkeyError),
+
     // Configs RedisBloom 8 has too (CONFIG SET, config file, load arguments): its texts, which
     // the server puts after `ERR CONFIG SET failed (possibly related to argument '...') - `.
     /// Not a number (a config's name).
@@ -522,11 +525,90 @@ impl fmt::Display for Error {
             Error::ApbfMaxLayers => f.write_str(
                 "ERR sliding window is full: its burst needs more layers than it may have",
             ),
+            Error::Valkey(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+/// The errors of valkey-bloom's dialect (BF.* on a `bloomfltr` key, BF.LOAD), in valkey-bloom
+/// 1.0's words (its `bloom/utils.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValkeyError {
+    /// A create refused by the option parser (BF.RESERVE's fourth word).
+    Generic,
+    NonScalingFull,
+    NotFound,
+    ItemExists,
+    InvalidInfoValue,
+    /// SEED not 32 bytes.
+    InvalidSeed,
+    BadExpansion,
+    BadCapacity,
+    BadErrorRate,
+    ErrorRateRange,
+    BadTighteningRatio,
+    TighteningRatioRange,
+    CapacityNotPositive,
+    /// The next sub-filter's error rate would be at most f64::MIN_POSITIVE.
+    FpDegradesToZero,
+    UnknownArgument,
+    /// A create, a scale-out, a RESTORE or a BF.LOAD over `bf.bloom-memory-usage-limit`.
+    ExceedsMemoryLimit,
+    ScaleToExceedsMemoryLimit,
+    MaxFilters,
+    ScaleToFpDegrades,
+    /// BF.LOAD onto a key that holds a filter.
+    KeyExists,
+    DecodeFailed,
+    DecodeUnsupportedVersion,
+    NonScalingWithScaleTo,
+}
+
+impl fmt::Display for ValkeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ValkeyError::Generic => "ERROR",
+            ValkeyError::NonScalingFull => "ERR non scaling filter is full",
+            ValkeyError::NotFound => "ERR not found",
+            ValkeyError::ItemExists => "ERR item exists",
+            ValkeyError::InvalidInfoValue => "ERR invalid information value",
+            ValkeyError::InvalidSeed => "ERR invalid seed",
+            ValkeyError::BadExpansion => "ERR bad expansion",
+            ValkeyError::BadCapacity => "ERR bad capacity",
+            ValkeyError::BadErrorRate => "ERR bad error rate",
+            ValkeyError::ErrorRateRange => "ERR (0 < error rate range < 1)",
+            ValkeyError::BadTighteningRatio => "ERR bad tightening ratio",
+            ValkeyError::TighteningRatioRange => "ERR (0 < tightening ratio range < 1)",
+            ValkeyError::CapacityNotPositive => "ERR (capacity should be larger than 0)",
+            ValkeyError::FpDegradesToZero => "ERR false positive degrades to 0 on scale out",
+            ValkeyError::UnknownArgument => "ERR unknown argument received",
+            ValkeyError::ExceedsMemoryLimit => "ERR operation exceeds bloom object memory limit",
+            ValkeyError::ScaleToExceedsMemoryLimit => {
+                "ERR provided VALIDATESCALETO causes bloom object to exceed memory limit"
+            }
+            ValkeyError::MaxFilters => "ERR bloom object reached max number of filters",
+            ValkeyError::ScaleToFpDegrades => {
+                "ERR provided VALIDATESCALETO causes false positive to degrade to 0"
+            }
+            ValkeyError::KeyExists => "BUSYKEY Target key name already exists.",
+            ValkeyError::DecodeFailed => "ERR bloom object decoding failed",
+            ValkeyError::DecodeUnsupportedVersion => {
+                "ERR bloom object decoding failed. Unsupported version"
+            }
+            ValkeyError::NonScalingWithScaleTo => {
+                "ERR cannot use NONSCALING and VALIDATESCALETO options together"
+            }
+        })
+    }
+}
+
+impl From<ValkeyError> for Error {
+    fn from(e: ValkeyError) -> Error {
+        Error::Valkey(e)
+    }
+}
 
 /// Shorthand for results of the core and the command layer.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod shard;
 pub mod tdigest;
 pub mod topk;
+pub mod valkey;
 pub mod window;
 
 #[cfg(any(test, feature = "testkit"))]

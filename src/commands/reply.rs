@@ -12,6 +12,8 @@ use rsbloom_core::error::Error;
 #[derive(Debug)]
 pub enum Reply {
     Ok,
+    /// A simple string (valkey-bloom's BF.INFO field names).
+    Simple(&'static str),
     Int(i64),
     Bool(bool),
     Bulk(Vec<u8>),
@@ -131,6 +133,7 @@ pub fn send(ctx: &Context, reply: Reply) {
 fn send_with(ctx: &Context, reply: Reply, doubles: &mut Doubles) {
     match reply {
         Reply::Ok => simple(ctx, "OK"),
+        Reply::Simple(text) => simple(ctx, text),
         Reply::Int(n) => {
             raw::reply_with_long_long(ctx.ctx, n);
         }

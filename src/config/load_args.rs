@@ -62,7 +62,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
             }
             "new-filter-format" => {
                 let format = FormatName::parse(value).ok_or_else(|| {
-                    format!("new-filter-format must be guava or redisbloom, got '{value}'")
+                    format!("new-filter-format must be guava, redisbloom or valkey, got '{value}'")
                 })?;
                 NEW_FILTER_FORMAT.store(format);
             }
@@ -84,6 +84,7 @@ pub fn apply_load_args(args: &[&str]) -> Result<(), String> {
             "blocked-default" => {
                 BLOCKED_DEFAULT.store(parse_yes_no(name, value)?, Ordering::Relaxed)
             }
+            _ if super::valkey::apply_load_arg(name, value)? => {}
             _ => return Err(format!("unknown load argument '{name}'")),
         }
     }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 mod load_args;
 mod register;
 pub mod settings;
+pub mod valkey;
 
 pub use load_args::apply_load_args;
 pub use register::register;
@@ -166,13 +167,16 @@ enum_configuration! {
     pub enum FormatName {
         guava = 0,
         redisbloom = 1,
+        valkey = 2,
     }
 }
 
 impl FormatName {
     fn scheme(self) -> Scheme {
         match self {
-            FormatName::guava => Scheme::Guava,
+            // valkey: BF.RESERVE / ADD / MADD / INSERT create valkey-bloom's type
+            // (commands/bf/valkey.rs); what only rsbloom creates stays Guava's.
+            FormatName::guava | FormatName::valkey => Scheme::Guava,
             FormatName::redisbloom => Scheme::RedisBloom,
         }
     }
@@ -208,6 +212,12 @@ impl ConfigurationValue<FormatName> for FormatConfig {
 }
 
 pub static NEW_FILTER_FORMAT: FormatConfig = FormatConfig(AtomicI32::new(0));
+
+/// `bf.new-filter-format valkey`: BF.RESERVE, ADD, MADD and INSERT create valkey-bloom's
+/// type, `bloomfltr`.
+pub fn new_filters_valkey() -> bool {
+    NEW_FILTER_FORMAT.load() == FormatName::valkey
+}
 
 /// The scheme (and so the type) of filters created from now on.
 pub fn new_filter_scheme() -> Scheme {

@@ -267,4 +267,5 @@ fn register_others(ctx: &Context) {
         flags(),
         None,
     );
+    super::valkey::register(ctx);
 }

@@ -10,6 +10,7 @@ pub mod counting;
 pub mod cuckoo;
 pub mod tdigest;
 pub mod topk;
+pub mod valkey;
 pub mod window;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -81,6 +82,10 @@ pub trait ValueType: 'static {
     /// Hands each `(iterator, data)` chunk of the value's dump, none over `max_chunk` bytes,
     /// to `emit`, in the order `LOADCHUNK` must replay them ([`Rewrite::LoadChunks`] only).
     fn chunks(_value: &Self::Value, _max_chunk: u64, _emit: &mut dyn FnMut(i64, &[u8])) {}
+    /// The value as one string for `CMD key <blob>` ([`Rewrite::Blob`] only).
+    fn blob(_value: &Self::Value) -> Vec<u8> {
+        Vec::new()
+    }
     /// The value's memory, as `MEMORY USAGE` reports it.
     fn memory(value: &Self::Value) -> usize;
     /// Hands the value's content to `add` as byte strings for `DEBUG DIGEST`.
@@ -95,6 +100,8 @@ pub enum Rewrite {
     /// `RESTORE key 0 <DUMP payload>`, as RedisBloom rewrites its sketch types (they have no
     /// SCANDUMP), so its AOFs and ours replay the same way.
     Restore,
+    /// `CMD key <blob>` with [`ValueType::blob`] (valkey-bloom's `BF.LOAD`).
+    Blob(&'static CStr),
 }
 
 /// The callback table of type `T`.
@@ -255,6 +262,7 @@ extern "C" fn aof_rewrite<T: ValueType>(
     let result = catch_unwind(AssertUnwindSafe(|| match T::REWRITE {
         Rewrite::LoadChunks(command) => emit_chunks::<T>(io, key, value, command),
         Rewrite::Restore => emit_restore(io, key),
+        Rewrite::Blob(command) => emit_blob(io, key, &T::blob(value), command),
     }));
     if result.is_err() {
         log_io(io, "bf: panic while rewriting a filter to the AOF");
@@ -285,6 +293,28 @@ fn emit_chunks<T: ValueType>(
             );
         }
     });
+}
+
+/// `command key blob`, in one command whatever its size (as valkey-bloom writes it).
+fn emit_blob(
+    io: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    blob: &[u8],
+    command: &CStr,
+) {
+    if let Some(emit) = unsafe { raw::RedisModule_EmitAOF } {
+        // "sb": the key, the blob as pointer + length.
+        unsafe {
+            emit(
+                io,
+                command.as_ptr(),
+                c"sb".as_ptr(),
+                key,
+                blob.as_ptr().cast::<c_char>(),
+                blob.len(),
+            )
+        };
+    }
 }
 
 /// `RESTORE key 0 <payload>` with the payload the server's own `DUMP` gives (its RDB version

@@ -9,6 +9,7 @@ pub mod files;
 pub mod rdb;
 pub mod tdigest;
 pub mod topk;
+pub mod valkey;
 
 /// xorshift64*: a small, fast, reproducible generator, so every failing run can be replayed.
 #[derive(Debug, Clone)]

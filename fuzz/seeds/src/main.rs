@@ -16,8 +16,9 @@ use rsbloom_core::cuckoo::{CuckooFilter, Limits};
 use rsbloom_core::fields::Writer;
 use rsbloom_core::shard::ShardPlace;
 use rsbloom_core::testkit::bloom::{encode_session, value_target, LIMIT};
-use rsbloom_core::testkit::{cms, cuckoo, topk};
+use rsbloom_core::testkit::{cms, cuckoo, topk, valkey};
 use rsbloom_core::topk::{Params, TopK};
+use rsbloom_core::valkey::{load_blob, Shape, ValkeyBloom, FIXED_SEED};
 use rsbloom_core::window::{harness as window, Window, WindowFilter};
 
 fn main() -> std::io::Result<()> {
@@ -51,7 +52,40 @@ fn main() -> std::io::Result<()> {
     cms_seeds(&root)?;
     counting_seeds(&root)?;
     window_seeds(&root)?;
+    valkey_seeds(&root)?;
     topk_seeds(&root)
+}
+
+/// valkey-bloom filters of a few shapes (capacity, error rate, expansion), grown past their
+/// first sub-filter, as RDB values (byte 0 = 0) and BF.LOAD blobs (byte 0 = 1).
+fn valkey_seeds(root: &Path) -> std::io::Result<()> {
+    let dir = root.join("valkey_value");
+    fs::create_dir_all(&dir)?;
+    for (i, &(capacity, fp_rate, expansion)) in
+        [(5, 0.1, 2), (20, 0.01, 1), (8, 0.5, 0), (1, 0.001, 3)]
+            .iter()
+            .enumerate()
+    {
+        let shape = Shape {
+            capacity,
+            fp_rate,
+            tightening: 0.5,
+            expansion,
+            seed: FIXED_SEED,
+            seed_random: i % 2 == 1,
+        };
+        let mut bloom = ValkeyBloom::create(shape, None).expect("small filter");
+        for n in 0..capacity * 4 {
+            let _ = bloom.add(format!("seed:{n}").as_bytes(), None);
+        }
+        let mut rdb_input = vec![0u8];
+        rdb_input.extend(valkey::encode_value(&bloom));
+        fs::write(dir.join(format!("rdb{i}")), rdb_input)?;
+        let mut blob_input = vec![1u8];
+        blob_input.extend(load_blob::encode(&bloom));
+        fs::write(dir.join(format!("blob{i}")), blob_input)?;
+    }
+    Ok(())
 }
 
 /// Sliding-window filters of a few shapes (window, error rate, capacity), COUNT and TIME,

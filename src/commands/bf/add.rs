@@ -139,6 +139,9 @@ fn add_all(call: &Call, first_item: usize, create: Create) -> Result<Reply> {
 
 /// BF.ADD key item
 pub fn add(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::add(call)? {
+        return Ok(reply);
+    }
     let mut reply = None;
     add_items(call, 2, Create::Defaults, |r| reply = Some(to_reply(r)))?;
     reply.ok_or(Error::Internal)
@@ -146,6 +149,9 @@ pub fn add(call: &Call) -> Result<Reply> {
 
 /// BF.MADD key item [item ...]
 pub fn madd(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::madd(call)? {
+        return Ok(reply);
+    }
     add_all(call, 2, Create::Defaults)
 }
 
@@ -158,6 +164,9 @@ pub fn madd(call: &Call) -> Result<Reply> {
 /// slot must be in the shard's, and an existing filter must have that very place. KEYED and
 /// BLOCKED (rsbloom's) apply to a new filter only, like the other creation options.
 pub fn insert(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::insert(call)? {
+        return Ok(reply);
+    }
     let mut new = Creation::defaults();
     let mut nocreate = false;
     let first_item = options::INSERT.run(

@@ -26,6 +26,9 @@ fn exists_all(call: &Call) -> Result<Vec<bool>> {
 
 /// BF.EXISTS key item
 pub fn exists(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::exists(call)? {
+        return Ok(reply);
+    }
     let key = open_read(call);
     let item = &call.args[2..3];
     let found = match key.read::<Chain>().unwrap_or(None) {
@@ -40,5 +43,8 @@ pub fn exists(call: &Call) -> Result<Reply> {
 
 /// BF.MEXISTS key item [item ...]
 pub fn mexists(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::mexists(call)? {
+        return Ok(reply);
+    }
     Ok(Reply::Bools(exists_all(call)?))
 }

@@ -31,6 +31,9 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
 
 /// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
 pub fn info(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::info(call)? {
+        return Ok(reply);
+    }
     let key = open_read(call);
     let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
     let selected: Vec<_> = match call.args.get(2) {
@@ -68,6 +71,9 @@ pub fn info(call: &Call) -> Result<Reply> {
 
 /// BF.CARD key: items added; 0 for a missing key.
 pub fn card(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::card(call)? {
+        return Ok(reply);
+    }
     let key = open_read(call);
     let count = key.read::<Chain>()?.map_or(0, Chain::count);
     Ok(Reply::count(count))

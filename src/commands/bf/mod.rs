@@ -10,6 +10,7 @@ pub mod reserve;
 pub mod rows;
 pub mod scandump;
 pub mod transfer;
+pub mod valkey;
 
 use redis_module::Context;
 use rsbloom_core::bloom::codec::scandump::header_of_meta;

@@ -18,6 +18,9 @@ use crate::commands::reply::Reply;
 use crate::commands::{shard, Call};
 
 pub fn reserve(call: &Call) -> Result<Reply> {
+    if let Some(reply) = super::valkey::reserve(call)? {
+        return Ok(reply);
+    }
     let argv = call.args;
     // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
     // arity lets those through).

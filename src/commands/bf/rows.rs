@@ -2,7 +2,7 @@
 //! here (the harness takes the arity error and the keyspace event from it), what the family's
 //! commands share, and the family's list.
 
-use super::{add, exists, info, merge, reserve, scandump, transfer};
+use super::{add, exists, info, merge, reserve, scandump, transfer, valkey};
 use crate::commands::row::{
     arg, block_option, callback, items, keys, keyword, option, Access, Acl, ArgDoc, Arity, Command,
     CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
@@ -27,7 +27,7 @@ const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[
     &RESERVE, &ADD, &MADD, &INSERT, &EXISTS, &MEXISTS, &CARD, &INFO, &DEBUG, &SCANDUMP, &LOADCHUNK,
-    &IMPORT, &EXPORT, &MERGE,
+    &IMPORT, &EXPORT, &MERGE, &LOAD,
 ];
 
 pub static RESERVE: Command = Command {
@@ -259,6 +259,21 @@ pub static MERGE: Command = Command {
     arity: Arity::AtLeast(3),
     access: Access::UnionInto,
     args: &[arg(c"destination", Kind::Key), keys(c"source")],
+    acl: Acl::Write,
+    family: &FAMILY,
+    docs: Docs::since(Since::Rsbloom),
+};
+
+/// valkey-bloom's command: what its AOF rewrite emits for a `bloomfltr` key.
+pub static LOAD: Command = Command {
+    name: c"bf.load",
+    callback: callback!(LOAD => valkey::load),
+    flags: c"write deny-oom",
+    summary: c"Restores a valkey-bloom filter from its AOF form onto a missing key",
+    complexity: c"O(n), n the size of the data",
+    arity: Arity::Exactly(3),
+    access: Access::Insert,
+    args: &[KEY, arg(c"data", Kind::Text)],
     acl: Acl::Write,
     family: &FAMILY,
     docs: Docs::since(Since::Rsbloom),

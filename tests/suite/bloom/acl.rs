@@ -26,6 +26,7 @@ const COMMANDS: [(&str, i64, bool, bool, &[&str]); 14] = [
     ("bf.import", -4, true, false, &["RW", "insert"]),
     ("bf.export", 3, false, false, &["RO", "access"]),
     ("bf.merge", -3, true, false, &["RW", "update"]),
+    ("bf.load", 3, true, false, &["RW", "insert"]),
 ];
 
 /// (command, arity, flags besides `module`, key spec flags): RedisBloom's flags, except
@@ -396,7 +397,7 @@ fn command_docs_describe_every_command() {
 fn command_getkeys_finds_the_key() {
     let s = Server::start();
     let mut c = s.conn();
-    let cases: [&[&str]; 13] = [
+    let cases: [&[&str]; 14] = [
         &["BF.RESERVE", "k", "0.01", "100", "NONSCALING"],
         &["BF.ADD", "k", "x"],
         &["BF.MADD", "k", "x", "y"],
@@ -410,6 +411,7 @@ fn command_getkeys_finds_the_key() {
         &["BF.LOADCHUNK", "k", "1", "data"],
         &["BF.IMPORT", "k", "GUAVA", "data"],
         &["BF.EXPORT", "k", "GUAVA"],
+        &["BF.LOAD", "k", "data"],
     ];
     for args in cases {
         let mut full = vec!["COMMAND", "GETKEYS"];

@@ -24,3 +24,4 @@ mod redisbloom_states;
 mod replication;
 mod resp3;
 mod scaling;
+mod valkey;

@@ -37,9 +37,9 @@ const fn write(call: &'static [&'static str], fast: bool) -> Row {
     }
 }
 
-/// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT, BF.EXPORT and
-/// BF.MERGE.
-const TABLE: [Row; 78] = [
+/// Every command of the module. RedisBloom 8.2.3's table, plus BF.IMPORT, BF.EXPORT,
+/// BF.MERGE and valkey-bloom's BF.LOAD.
+const TABLE: [Row; 79] = [
     write(&["BF.RESERVE", "b2", "0.01", "100"], true),
     write(&["BF.ADD", "b", "x"], false),
     write(&["BF.MADD", "b", "x", "y"], false),
@@ -54,6 +54,8 @@ const TABLE: [Row; 78] = [
     write(&["BF.IMPORT", "b4", "GUAVA", "not guava"], false),
     read(&["BF.EXPORT", "b", "GUAVA"], false),
     write(&["BF.MERGE", "b", "b"], false),
+    // valkey-bloom's, which RedisBloom lacks: BF's rule.
+    write(&["BF.LOAD", "b5", "not a blob"], false),
     write(&["CF.RESERVE", "c2", "100"], true),
     write(&["CF.ADD", "c", "x"], false),
     write(&["CF.ADDNX", "c", "x"], false),
@@ -124,7 +126,7 @@ const TABLE: [Row; 78] = [
 ];
 
 /// The commands RedisBloom does not have (and every CBF and APBF command).
-const RSBLOOM_ONLY: [&str; 3] = ["bf.import", "bf.export", "bf.merge"];
+const RSBLOOM_ONLY: [&str; 4] = ["bf.import", "bf.export", "bf.merge", "bf.load"];
 
 fn rsbloom_only(name: &str) -> bool {
     RSBLOOM_ONLY.contains(&name) || name.starts_with("cbf.") || name.starts_with("apbf.")

@@ -1,0 +1,192 @@
+//! One sub-filter of a valkey-bloom filter: the `bloomfilter` crate's (3.0.x) filter, kept as
+//! the crate serializes it so that a save writes back exactly the bytes that were loaded.
+//!
+//! Layout: byte 0 the version (1), bytes 1..9 the bit array's length in bytes (u64 LE),
+//! bytes 9..13 k (u32 LE), bytes 13..45 the 32-byte seed, then the bits (bit i in byte i / 8,
+//! mask 1 << (i % 8)). The seed's halves key two SipHash-1-3 hashes of the item as Rust's
+//! `Hash` for `[u8]` feeds them (its length, then its bytes); probe i < 2 is hash i, later
+//! ones (h0 + i * h1) mod the largest 64-bit prime, every probe then mod the bit count.
+
+use crate::error::{bad_data, Result};
+use crate::hash::siphash::{sip13_len_prefixed, SipKey};
+use crate::memory::fallible;
+
+/// Bytes before the bits.
+pub const HEADER_BYTES: usize = 1 + 8 + 4 + 32;
+const VERSION: u8 = 1;
+const PRIME: u64 = 0xFFFF_FFFF_FFFF_FFC5;
+/// The most hash functions a filter valkey-bloom can make has (an error rate near
+/// f64::MIN_POSITIVE gives about 1030); more is refused as hostile, every probe costs.
+pub const MAX_K: u32 = 2048;
+
+/// A 32-byte seed.
+pub type Seed = [u8; 32];
+
+/// The bit array's length in bytes for `capacity` items at error rate `fp` (the crate's
+/// `compute_bitmap_size`, same float steps). The caller keeps `capacity >= 1`, `0 < fp < 1`.
+pub fn bitmap_bytes(capacity: u64, fp: f64) -> u64 {
+    let ln2 = std::f64::consts::LN_2;
+    ((capacity as usize as f64) * fp.ln() / (-8.0 * (ln2 * ln2))).ceil() as usize as u64
+}
+
+/// k for `bits` bits and `capacity` items (the crate's `optimal_k_num`).
+pub fn optimal_k(bits: u64, capacity: u64) -> u32 {
+    let k = (bits as f64 / capacity as usize as f64 * 2f64.ln()).round() as u32;
+    k.max(1)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubFilter {
+    /// The crate's whole serialized filter: header then bits.
+    raw: Vec<u8>,
+    k: u32,
+    bits: u64,
+    keys: [SipKey; 2],
+    pub num_items: i64,
+    pub capacity: i64,
+}
+
+impl SubFilter {
+    /// An empty filter for `capacity` items at `fp` (both checked by the caller), seeded.
+    pub fn new(capacity: u64, fp: f64, seed: &Seed) -> Result<SubFilter> {
+        let bytes = bitmap_bytes(capacity, fp);
+        if bytes == 0 || bytes > (isize::MAX as u64) / 2 {
+            return Err(bad_data("bloom filter size out of range"));
+        }
+        let mut raw = fallible::zeroed::<u8>(HEADER_BYTES + bytes as usize)?;
+        raw[0] = VERSION;
+        raw[1..9].copy_from_slice(&bytes.to_le_bytes());
+        let k = optimal_k(bytes * 8, capacity);
+        raw[9..13].copy_from_slice(&k.to_le_bytes());
+        raw[13..HEADER_BYTES].copy_from_slice(seed);
+        SubFilter::from_raw(raw, 0, capacity as i64)
+    }
+
+    /// A filter from the crate's bytes, every header field checked before anything is
+    /// allocated: the version, k in [1, MAX_K], a bit array of at least one byte whose
+    /// length is the one the header records.
+    pub fn decode(bytes: &[u8], num_items: i64, capacity: i64) -> Result<SubFilter> {
+        check_header(bytes)?;
+        SubFilter::from_raw(fallible::copied(bytes)?, num_items, capacity)
+    }
+
+    fn from_raw(raw: Vec<u8>, num_items: i64, capacity: i64) -> Result<SubFilter> {
+        check_header(&raw)?;
+        let k = u32::from_le_bytes(raw[9..13].try_into().expect("4 bytes"));
+        let bits = (raw.len() - HEADER_BYTES) as u64 * 8;
+        let key = |at: usize| SipKey::from_bytes(raw[at..at + 16].try_into().expect("16 bytes"));
+        let keys = [key(13), key(29)];
+        Ok(SubFilter {
+            raw,
+            k,
+            bits,
+            keys,
+            num_items,
+            capacity,
+        })
+    }
+
+    /// The crate's serialized form (what RDB and BF.LOAD carry).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.raw
+    }
+
+    pub fn seed(&self) -> Seed {
+        self.raw[13..HEADER_BYTES].try_into().expect("32 bytes")
+    }
+
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// The bit array's length in bytes.
+    pub fn bitmap_bytes(&self) -> u64 {
+        self.bits / 8
+    }
+
+    pub fn check(&self, item: &[u8]) -> bool {
+        let bits = &self.raw[HEADER_BYTES..];
+        Probes::new(self, item).all(|p| bits[p / 8] & (1 << (p % 8)) != 0)
+    }
+
+    pub fn set(&mut self, item: &[u8]) {
+        let probes = Probes::new(self, item);
+        let bits = &mut self.raw[HEADER_BYTES..];
+        for p in probes {
+            bits[p / 8] |= 1 << (p % 8);
+        }
+    }
+}
+
+/// The bit positions of an item, in the crate's order.
+struct Probes {
+    h0: u64,
+    h1: u64,
+    bits: u64,
+    i: u32,
+    k: u32,
+}
+
+impl Probes {
+    #[inline]
+    fn new(f: &SubFilter, item: &[u8]) -> Probes {
+        let h0 = sip13_len_prefixed(f.keys[0], item);
+        // The crate hashes with the second key only when k > 1.
+        let h1 = if f.k > 1 {
+            sip13_len_prefixed(f.keys[1], item)
+        } else {
+            0
+        };
+        Probes {
+            h0,
+            h1,
+            bits: f.bits,
+            i: 0,
+            k: f.k,
+        }
+    }
+}
+
+impl Iterator for Probes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.i == self.k {
+            return None;
+        }
+        let h = match self.i {
+            0 => self.h0,
+            1 => self.h1,
+            i => self.h0.wrapping_add((i as u64).wrapping_mul(self.h1)) % PRIME,
+        };
+        self.i += 1;
+        Some((h % self.bits) as usize)
+    }
+}
+
+fn check_header(bytes: &[u8]) -> Result<()> {
+    if bytes.len() < HEADER_BYTES {
+        return Err(bad_data("bloomfltr sub-filter shorter than its header"));
+    }
+    if bytes[0] != VERSION {
+        return Err(bad_data(format!(
+            "bloomfltr sub-filter version {} (not 1)",
+            bytes[0]
+        )));
+    }
+    let k = u32::from_le_bytes(bytes[9..13].try_into().expect("4 bytes"));
+    if k == 0 || k > MAX_K {
+        return Err(bad_data(format!(
+            "bloomfltr sub-filter with {k} hash functions (1 to {MAX_K})"
+        )));
+    }
+    let len = u64::from_le_bytes(bytes[1..9].try_into().expect("8 bytes"));
+    if len == 0 || len != (bytes.len() - HEADER_BYTES) as u64 {
+        return Err(bad_data(format!(
+            "bloomfltr sub-filter records {len} bytes of bits, holds {}",
+            bytes.len() - HEADER_BYTES
+        )));
+    }
+    Ok(())
+}
