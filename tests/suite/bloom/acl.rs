@@ -11,7 +11,7 @@ use common::*;
 use redis::{Connection, Value};
 
 /// (command, arity, is a write, is fast, key spec flags)
-const COMMANDS: [(&str, i64, bool, bool, &[&str]); 14] = [
+const COMMANDS: [(&str, i64, bool, bool, &[&str]); 15] = [
     ("bf.reserve", -4, true, false, &["RW", "insert"]),
     ("bf.add", 3, true, false, &["RW", "insert"]),
     ("bf.madd", -3, true, false, &["RW", "insert"]),
