@@ -13,7 +13,8 @@ how many commands one read brings: +-3 %). The keys are 10,000,000-item filters 
 items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD
-x100, BF.MEXISTS x100; APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
+x100, BF.MEXISTS x100; BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on KEYED
+and on BLOCKED filters (labels `... keyed`, `... blocked`); APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
 times its capacity: its burst layers' path; a TIME window's add that moves its clock is
 replicated as APBF.INSERTAT, one within the same millisecond as it came, and under valgrind
 several adds share a millisecond, so these rows measure a mix, mostly the latter),
@@ -81,6 +82,23 @@ BF_FILLED = [["BF.RESERVE", "k", "0.01", "10000000"]] + [
 APBF_FILLED = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]] + [
     ["APBF.MADD", "k"] + [f"item:{j}" for j in range(b, b + 1000)] for b in range(0, 20000, 1000)]
 
+
+def variant_rows(opts):
+    """BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on a 10M filter made
+    with `opts` (KEYED, BLOCKED): the plain rows' commands, labelled with the options."""
+    reserve = [["BF.RESERVE", "k", "0.01", "10000000"] + opts]
+    filled = reserve + BF_FILLED[1:]
+    tag = " " + "+".join(o.lower() for o in opts)
+    return [
+        ("BF.ADD" + tag, reserve, lambda i: ["BF.ADD", "k", f"item:{i}"]),
+        ("BF.EXISTS filled" + tag, filled, lambda i: ["BF.EXISTS", "k", f"item:{i}"]),
+        ("BF.MADD x100" + tag, reserve,
+         lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+        ("BF.MEXISTS x100" + tag, reserve,
+         lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ]
+
+
 # (label, setup commands, the command for item i)
 COMMANDS = [
     ("BF.ADD", [["BF.RESERVE", "k", "0.01", "10000000"]], lambda i: ["BF.ADD", "k", f"item:{i}"]),
@@ -94,6 +112,9 @@ COMMANDS = [
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    # The same on KEYED (SipHash-1-3 under the filter's secret) and BLOCKED (one 512-bit block
+    # per item) filters of rsbloom's own format: what each costs beside the plain rows above.
+    *[row for opts in (["KEYED"], ["BLOCKED"]) for row in variant_rows(opts)],
     # Counting Bloom filters of the BF rows' capacity and rate (4-bit counters).
     ("CBF.ADD", [["CBF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["CBF.ADD", "k", f"item:{i}"]),
