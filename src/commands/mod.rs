@@ -32,6 +32,7 @@ pub mod row;
 pub mod shard;
 pub mod tdigest;
 pub mod topk;
+pub mod union_into;
 
 /// One call of a command: the server context, the whole argv (name included, its count
 /// already checked against the row's arity) and the command's row.
