@@ -8,7 +8,7 @@
 #   make test-servers  the whole suite once per server: Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1
 #   make test-slow     build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 #   make test-guava    filters exported by rsbloom-cli read by the real Guava (JDK and Guava via apt)
-#   make lint          rustfmt and clippy, warnings are errors
+#   make lint          rustfmt and clippy, warnings are errors; no import cycle between modules
 #   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
@@ -96,6 +96,7 @@ test-slow: deps
 lint: deps-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	python3 tools/import-cycles.py core/src src cli/src clients/rust/src
 
 # Results: target/criterion/ (core), bench/results/e2e.csv + e2e.svg (end to end) and
 # bench/results/e2e-redisbloom.csv (rsbloom beside RedisBloom 2.8.2 on Redis 7.4.1).

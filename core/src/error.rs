@@ -35,7 +35,7 @@ pub enum Error {
     Unsupported(String),
     /// A bug caught at the module boundary (a panic); the server keeps running.
     Internal,
-    /// The kernel gave no random bytes for a keyed filter's secret.
+    /// The kernel gave no random bytes for a new filter's secret (KEYED) or seed (valkey-bloom's).
     NoRandomness,
 
     // Bloom filters (BF.*), RedisBloom 8's texts.
@@ -314,7 +314,7 @@ impl fmt::Display for Error {
                 f.write_str("ERR internal error in the bf module (see the server log)")
             }
             Error::NoRandomness => {
-                f.write_str("ERR no random bytes from the kernel for a keyed filter's secret")
+                f.write_str("ERR no random bytes from the kernel for a new filter's secret or seed")
             }
             // Bloom filters: RedisBloom 8's texts, some without an error code.
             Error::BadErrorRate => f.write_str("ERR bad error rate"),

@@ -20,6 +20,7 @@ pub mod fields;
 pub mod hash;
 pub mod le_words;
 pub mod memory;
+pub mod random;
 pub mod shard;
 pub mod tdigest;
 pub mod topk;

@@ -25,7 +25,7 @@ pub mod cf;
 pub mod cms;
 pub mod grammar;
 pub mod key;
-pub mod merge_keys;
+pub mod numkeys_keys;
 pub mod register;
 pub mod reply;
 pub mod row;

@@ -21,6 +21,7 @@ mod cuckoo;
 mod description;
 mod error;
 mod nodes;
+pub mod protocol;
 mod shards;
 mod transport;
 

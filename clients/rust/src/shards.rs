@@ -193,7 +193,6 @@ impl Shards {
         let count = self.description.shards;
         let mut out = Vec::with_capacity(infos.len());
         for (i, (key, info)) in self.keys.iter().zip(infos).enumerate() {
-            let (first, end) = slot_range(i as u32, count);
             let number = |field: &str| -> Result<u64> {
                 info.iter()
                     .find(|(n, _)| n == field)
@@ -207,7 +206,7 @@ impl Shards {
                 index: i as u32,
                 key: key.clone(),
                 node: owners.as_ref().and_then(|o| o.node_of(key)),
-                slots: (first, (end - 1) as u16),
+                slots: slot_range(i as u32, count),
                 items: number("Number of items inserted")?,
                 bytes: number("Size")?,
             });

@@ -7,6 +7,9 @@
 //! word is `fmix64` of `h2` plus a multiple of the golden ratio, so each field is a fresh,
 //! independent draw (probes are taken with replacement, as the sizing assumes).
 //!
+//! The bit arithmetic itself (which block, which bits) is in [`block`](super::block), the
+//! leaf both this sizing and the layer use.
+//!
 //! Blocks are whole 8-word units of the layer's word vector: the layer's word count is a
 //! multiple of 8 and block `b` is words `8b..8b+8`. Large arrays come page-aligned from the
 //! allocator, so there a block is exactly one cache line.
@@ -15,40 +18,9 @@
 //! blocks answer "present" more often, so a blocked layer needs more bits than a classic one
 //! for the same rate; [`Sizing::blocked`] finds how many from the predicted rate.
 
+use super::block::{BLOCK_BITS, BLOCK_WORDS};
 use super::guava;
-use crate::hash::murmur3::fmix64;
-
-/// Bits of one block.
-pub const BLOCK_BITS: u64 = 512;
-/// 64-bit words of one block.
-pub const BLOCK_WORDS: u64 = BLOCK_BITS / 64;
-
-const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
-/// 9-bit fields taken from one 64-bit word.
-const FIELDS_PER_WORD: u32 = 7;
-
-/// The block an item falls in, of `blocks` (multiply-high: `h1 * blocks / 2^64`).
-#[inline(always)]
-pub fn block_of(h1: u64, blocks: u64) -> u64 {
-    ((h1 as u128 * blocks as u128) >> 64) as u64
-}
-
-/// The item's `k` bit positions inside its block (each below [`BLOCK_BITS`]).
-#[inline(always)]
-pub fn bits_in_block(h2: u64, k: u32) -> impl Iterator<Item = u32> {
-    let (mut word, mut left, mut round) = (h2, FIELDS_PER_WORD, 0u64);
-    (0..k).map(move |_| {
-        if left == 0 {
-            round += 1;
-            word = fmix64(h2.wrapping_add(round.wrapping_mul(GOLDEN)));
-            left = FIELDS_PER_WORD;
-        }
-        let bit = (word & (BLOCK_BITS - 1)) as u32;
-        word >>= 9;
-        left -= 1;
-        bit
-    })
-}
+use super::layer::MAX_HASHES;
 
 /// The expected false-positive rate of a blocked layer holding `n` items in `blocks` blocks
 /// with `k` probes each: the chance that a query's block (holding Poisson(n / blocks) items)
@@ -90,7 +62,7 @@ impl Sizing {
     pub fn blocked(capacity: u64, error: f64) -> Sizing {
         let classic = guava::Sizing::guava(capacity, error);
         let n = capacity.max(1) as f64;
-        let ks = 1..=classic.k.saturating_add(2).min(super::layer::MAX_HASHES);
+        let ks = 1..=classic.k.saturating_add(2).min(MAX_HASHES);
         let best = |blocks: u64| {
             ks.clone()
                 .map(|k| (predicted_rate(n, blocks as f64, k), k))
@@ -132,23 +104,6 @@ mod tests {
     use crate::bloom::layer::Layer;
     use crate::bloom::ItemHash;
     use crate::testkit::Rng;
-
-    #[test]
-    fn bits_stay_in_the_block_and_refill_after_seven() {
-        let mut rng = Rng::new(7);
-        for _ in 0..1000 {
-            let h2 = rng.next_u64();
-            let bits: Vec<u32> = bits_in_block(h2, 20).collect();
-            assert!(bits.iter().all(|&b| b < 512));
-            assert_eq!(bits[0] as u64, h2 & 511);
-            assert_eq!(bits[6] as u64, (h2 >> 54) & 511);
-            assert_eq!(bits[7] as u64, fmix64(h2.wrapping_add(GOLDEN)) & 511);
-        }
-        for blocks in [1u64, 2, 3, 1000, u64::MAX] {
-            assert_eq!(block_of(0, blocks), 0);
-            assert_eq!(block_of(u64::MAX, blocks), blocks - 1);
-        }
-    }
 
     #[test]
     fn sizing_meets_the_rate_with_whole_blocks_and_is_the_smallest() {

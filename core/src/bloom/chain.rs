@@ -8,8 +8,9 @@
 //! Batches are in [`batch`](super::batch), chunk access in [`chunks`](super::chunks).
 
 use super::blocked;
+use super::footprint::{self, memory_for};
 use super::layer::{Layer, MAX_HASHES};
-use super::meta::{memory_for, valid_rate, ChainMeta, LayerMeta, Variant};
+use super::meta::{valid_rate, ChainMeta, LayerMeta, Variant};
 use super::probe::ItemHash;
 use super::scheme::{LayerShape, Scheme};
 use crate::error::{check_limit, Error, Result};
@@ -33,6 +34,9 @@ pub struct Chain {
     /// Keyed hashing and the blocked layout, for every layer.
     pub(super) variant: Variant,
 }
+
+// `BF.INFO Size` counts this struct as the chain's bookkeeping (see `footprint`).
+const _: () = assert!(std::mem::size_of::<Chain>() as u64 == footprint::CHAIN_BYTES);
 
 impl Chain {
     /// Moves the chain's heap blocks (the layer list, each layer's bits) where `mover` says,
@@ -239,7 +243,10 @@ impl Chain {
     pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
         match self.variant.secret {
             Some(secret) => items.into_iter().map(|item| secret.hash(item)).collect(),
-            None => super::batch::hash_all(self.scheme, items),
+            None => items
+                .into_iter()
+                .map(|item| self.scheme.hash(item))
+                .collect(),
         }
     }
 

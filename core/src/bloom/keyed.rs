@@ -10,9 +10,10 @@
 use std::fmt;
 
 use super::probe::ItemHash;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::hash::murmur3::fmix64;
 use crate::hash::siphash::{sip13, SipKey};
+use crate::random;
 
 /// A filter's secret. Its `Debug` shows nothing of it: filters are printed in test failures
 /// and logs, and the secret must reach only the formats that carry the whole filter.
@@ -26,26 +27,9 @@ impl fmt::Debug for Secret {
 }
 
 impl Secret {
-    /// A fresh secret from the kernel's cryptographic source (`getrandom(2)`, blocking only
-    /// until the pool is first seeded). A failure is an error, never a weaker fallback.
+    /// A fresh secret from [`random`](crate::random).
     pub fn random() -> Result<Secret> {
-        let mut bytes = [0u8; 16];
-        let mut filled = 0;
-        while filled < bytes.len() {
-            let rest = &mut bytes[filled..];
-            // SAFETY: the pointer and length describe `rest`, a live, writable buffer.
-            let got = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
-            if got > 0 {
-                filled += got as usize;
-                continue;
-            }
-            if got < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-            {
-                continue;
-            }
-            return Err(Error::NoRandomness);
-        }
-        Ok(Secret(SipKey::from_bytes(&bytes)))
+        Ok(Secret(SipKey::from_bytes(&random::bytes::<16>()?)))
     }
 
     /// The secret as the parameter block stores it: two words.

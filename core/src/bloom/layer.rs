@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use bitvec::prelude::{BitVec, Lsb0};
 
-use super::blocked::{bits_in_block, block_of, BLOCK_WORDS};
+use super::block::{bits_in_block, block_of, BLOCK_WORDS};
 use super::probe::ItemHash;
 use crate::error::Result;
 use crate::hash::divisor::Divisor;
@@ -36,6 +36,9 @@ pub struct Layer {
     /// word count is then a multiple of 8.
     blocked: bool,
 }
+
+// `BF.INFO Size` counts this struct as each layer's bookkeeping (see `footprint`).
+const _: () = assert!(std::mem::size_of::<Layer>() as u64 == super::footprint::LAYER_BYTES);
 
 /// A deep copy (for `COPY`), through `from_words` so the copy gets huge pages too.
 impl Clone for Layer {

@@ -1,12 +1,11 @@
 //! A filter's parameters without its bits, as persistence formats carry them, and the
 //! checks a persisted or received filter must pass before anything is allocated for it.
 
-use std::mem::size_of;
-
-use super::blocked::BLOCK_BITS;
+use super::block::BLOCK_BITS;
+use super::footprint::memory_for;
 use super::keyed::Secret;
-use super::layer::{Layer, MAX_HASHES};
-use super::{redisbloom, Chain, Scheme};
+use super::layer::MAX_HASHES;
+use super::Scheme;
 use crate::error::{bad_data, check_limit, Result};
 use crate::shard::ShardPlace;
 
@@ -72,30 +71,6 @@ impl Variant {
     pub fn is_plain(&self) -> bool {
         self.secret.is_none() && !self.blocked
     }
-}
-
-/// The bookkeeping bytes a chain and each of its layers count for, by scheme: our own
-/// structs, or the sizes RedisBloom reports for its own.
-fn overhead(scheme: Scheme) -> (u64, u64) {
-    match scheme {
-        Scheme::Guava => (size_of::<Chain>() as u64, size_of::<Layer>() as u64),
-        Scheme::RedisBloom => (redisbloom::CHAIN_BYTES, redisbloom::LINK_BYTES),
-    }
-}
-
-/// Memory a chain of `layers` layers with `data_bytes` bytes of bits takes: the figure
-/// `BF.INFO Size` and `MEMORY USAGE` report, and the one `bf.max-filter-bytes` limits.
-pub fn memory_for(scheme: Scheme, layers: u64, data_bytes: u64) -> u64 {
-    let (chain, layer) = overhead(scheme);
-    chain
-        .saturating_add(layers.saturating_mul(layer))
-        .saturating_add(data_bytes)
-}
-
-/// The most layers a filter within `limit` can have: each costs its bookkeeping plus at
-/// least one word. Decoders check a claimed layer count against it before reading on.
-pub fn max_layers(scheme: Scheme, limit: u64) -> u64 {
-    limit / (overhead(scheme).1 + 8)
 }
 
 pub(super) fn valid_rate(p: f64) -> bool {
@@ -180,6 +155,7 @@ impl ChainMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bloom::Chain;
 
     const NO_LIMIT: u64 = u64::MAX;
 

@@ -2,10 +2,12 @@
 //! fixed-size layers, the scaling chain, batches, and the formats a filter is stored in.
 
 pub mod batch;
+pub mod block;
 pub mod blocked;
 pub mod chain;
 pub mod chunks;
 pub mod codec;
+pub mod footprint;
 pub mod guava;
 pub mod keyed;
 pub mod lanes;

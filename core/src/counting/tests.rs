@@ -61,7 +61,7 @@ fn non_zero_counters_are_the_guava_filters_bits() {
         }
         assert_eq!(
             f.nonzero(),
-            words.iter().map(|w| w.count_ones() as u64).sum()
+            words.iter().map(|w| w.count_ones() as u64).sum::<u64>()
         );
     }
 }

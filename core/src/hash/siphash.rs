@@ -3,7 +3,11 @@
 //! `bloomfilter` crate, through Rust's `Hash` for `[u8]`) and of rsbloom's keyed filters.
 //!
 //! One-shot over a slice, as [`murmur3`](super::murmur3) is: no buffering of partial writes.
-//! Tests check it against the `siphasher` crate.
+//! Tests check it against the `siphasher` crate, which is kept out of the hot path because
+//! its streaming `Hasher` (a tail buffer carried between writes) costs more per item:
+//! callgrind counts 163 against 111 instructions for an 8-byte item (+47 %), 303 against
+//! 251 for 64 bytes (+21 %); Rust's `Hash` of a slice (valkey-bloom's form) 173 against 143.
+//! A keyed `BF.MEXISTS` of 100 items would pay some 5,000 more.
 
 use super::murmur3::{le_partial, le_word};
 

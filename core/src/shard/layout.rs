@@ -17,12 +17,13 @@ pub const MIN_DEFAULT_SHARDS: u32 = 16;
 /// reshard` even after the filter doubled once.
 pub const DEFAULT_SHARD_BYTES: u64 = 1 << 27;
 
-/// The slots shard `index` of `count` routes: `first..end` (end exclusive).
-pub fn slot_range(index: u32, count: u32) -> (u16, u32) {
+/// The first and last slot (both inclusive, as docs/sharding.md and the vectors give them)
+/// shard `index` of `count` routes.
+pub fn slot_range(index: u32, count: u32) -> (u16, u16) {
     debug_assert!((1..=MAX_SHARDS).contains(&count) && index < count);
     let first = u64::from(index) * u64::from(SLOTS) / u64::from(count);
     let end = (u64::from(index) + 1) * u64::from(SLOTS) / u64::from(count);
-    (first as u16, end as u32)
+    (first as u16, (end - 1) as u16)
 }
 
 /// The shard of `count` whose range holds `slot`.
@@ -51,8 +52,15 @@ pub fn tags(count: u32) -> Vec<u32> {
     tags
 }
 
-/// The key of shard `index` whose tag is `tag`: `{<tag>}<name>:<index>`.
-pub fn shard_key(name: &[u8], index: u32, tag: u32) -> Vec<u8> {
+/// The key of shard `index` of `count`: `{<tag>}<name>:<index>`.
+pub fn shard_key(name: &[u8], index: u32, count: u32) -> Vec<u8> {
+    debug_assert!((1..=MAX_SHARDS).contains(&count) && index < count);
+    let tag = tags(count)[index as usize];
+    key_with_tag(name, index, tag)
+}
+
+/// The key of shard `index` whose tag is `tag`.
+fn key_with_tag(name: &[u8], index: u32, tag: u32) -> Vec<u8> {
     let mut key = format!("{{{tag}}}").into_bytes();
     key.extend_from_slice(name);
     key.extend_from_slice(format!(":{index}").as_bytes());
@@ -64,7 +72,7 @@ pub fn shard_keys(name: &[u8], count: u32) -> Vec<Vec<u8>> {
     tags(count)
         .into_iter()
         .enumerate()
-        .map(|(i, tag)| shard_key(name, i as u32, tag))
+        .map(|(i, tag)| key_with_tag(name, i as u32, tag))
         .collect()
 }
 
@@ -118,13 +126,13 @@ mod tests {
         for count in [1, 2, 3, 7, 16, 1000, 16383, 16384] {
             let mut next = 0u32;
             for i in 0..count {
-                let (first, end) = slot_range(i, count);
+                let (first, last) = slot_range(i, count);
                 assert_eq!(u32::from(first), next);
-                assert!(end > u32::from(first));
-                for s in [u32::from(first), end - 1] {
-                    assert_eq!(shard_of_slot(s as u16, count), i, "slot {s} of {count}");
+                assert!(last >= first);
+                for s in [first, last] {
+                    assert_eq!(shard_of_slot(s, count), i, "slot {s} of {count}");
                 }
-                next = end;
+                next = u32::from(last) + 1;
             }
             assert_eq!(next, SLOTS);
         }
@@ -137,7 +145,8 @@ mod tests {
             for (i, &tag) in tags.iter().enumerate() {
                 let slot = key_slot(tag.to_string().as_bytes());
                 assert_eq!(shard_of_slot(slot, count), i as u32);
-                let key = shard_key(b"n{a}m", i as u32, tag);
+                let key = shard_key(b"n{a}m", i as u32, count);
+                assert!(key.starts_with(format!("{{{tag}}}").as_bytes()));
                 assert_eq!(key_slot(&key), slot, "the tag decides the key's slot");
             }
             if count <= 16 {

@@ -185,11 +185,17 @@ fn parse_ring(src: &mut dyn FieldSource) -> Result<Ring> {
     meta.validate_ring()?;
     let mut generations = Vec::with_capacity(shape.slices as usize);
     for _ in 0..shape.slices {
-        generations.push(Generation {
+        let g = Generation {
             items: src.get_u64()?,
             first_ms: src.get_u64()?,
             last_ms: src.get_u64()?,
-        });
+        };
+        // A generation closes when it holds `generation` items, so no true ring has more;
+        // the room and count sums read these, and must not be fed what cannot be.
+        if g.items > shape.generation {
+            return Err(bad_data("a generation holds more items than it takes"));
+        }
+        generations.push(g);
     }
     Ok(Ring { meta, generations })
 }

@@ -634,7 +634,9 @@ impl WindowFilter {
     #[inline(always)]
     fn room_with(&self, young: &Generation, now: u64, live: Live) -> bool {
         let s = self.meta.shape;
-        let held = live.older + if live.mask & 1 != 0 { young.items } else { 0 };
+        let held = live
+            .older
+            .saturating_add(if live.mask & 1 != 0 { young.items } else { 0 });
         held < self.ceiling()
             && (young.items < s.generation || !self.live_gen(self.generation(s.slices - s.k), now))
     }

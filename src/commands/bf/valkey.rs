@@ -10,7 +10,6 @@
 //! [ITEMS ...]` so that replicas hold the same seed; adds go verbatim.
 
 use std::ffi::CString;
-use std::io::Read;
 
 use redis_module::raw;
 use rsbloom_core::error::{Error, Result, ValkeyError};
@@ -98,11 +97,7 @@ fn parse_expansion(arg: &Arg) -> Result<u32> {
 
 /// 32 random bytes (a new filter's seed with `bf.bloom-use-random-seed yes`).
 fn random_seed() -> Result<Seed> {
-    let mut seed = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut seed))
-        .map_err(|_| Error::Internal)?;
-    Ok(seed)
+    Ok(rsbloom_core::random::bytes::<32>()?)
 }
 
 /// The configured shape of a new filter (what BF.ADD / BF.MADD create).

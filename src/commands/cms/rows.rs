@@ -5,7 +5,7 @@
 //! destination).
 
 use super::{create, info, merge, update};
-use crate::commands::merge_keys::merge_callback;
+use crate::commands::numkeys_keys::numkeys_callback;
 use crate::commands::row::{
     arg, callback, items, option, Access, Acl, ArgDoc, Arity, Command, CommandFamily, Kind, KEY,
 };
@@ -104,10 +104,10 @@ pub static QUERY: Command = Command {
 };
 
 /// CMS.MERGE answers the server's requests for its keys' positions (`getkeys-api`, see
-/// `merge_keys`) as well as its key specs.
+/// `numkeys_keys`) as well as its key specs.
 pub static MERGE: Command = Command {
     name: c"cms.merge",
-    callback: merge_callback!(MERGE => merge::merge),
+    callback: numkeys_callback!(MERGE => merge::merge),
     flags: c"write deny-oom getkeys-api",
     summary: c"Sets a Count-Min Sketch to the weighted sum of sketches of its dimensions",
     complexity: c"O(n * w * d), n sources, w the width, d the depth",

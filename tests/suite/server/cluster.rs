@@ -824,10 +824,10 @@ fn sharded_filter_recipe_spreads_over_every_master() {
     for (i, key) in filter.keys().iter().enumerate() {
         let key = String::from_utf8(key.clone()).expect("a text key");
         let server = as_int(&raw(&mut direct, &["CLUSTER", "KEYSLOT", &key])) as u32;
-        let (first, end) = slot_range(i as u32, SHARDS);
+        let (first, last) = slot_range(i as u32, SHARDS);
         assert!(
-            (u32::from(first)..end).contains(&server),
-            "{key} in slot {server}, not in [{first}, {end})"
+            (u32::from(first)..=u32::from(last)).contains(&server),
+            "{key} in slot {server}, not in [{first}, {last}]"
         );
         // The shard records its place: BF.INFO's pairs after RedisBloom's.
         let info: Value = redis::cmd("BF.INFO")
@@ -844,7 +844,7 @@ fn sharded_filter_recipe_spreads_over_every_master() {
                 other => as_text(other),
             })
             .collect();
-        let slots = format!("{first}-{}", end - 1);
+        let slots = format!("{first}-{last}");
         let (index, count) = (i.to_string(), SHARDS.to_string());
         let expected = [
             "Shard of",

@@ -9,7 +9,7 @@
 //! f64 bpe, u32 hashes, u64 entries, u8 n2.
 
 use crate::bloom::chain::TIGHTENING;
-use crate::bloom::meta::{max_layers, memory_for};
+use crate::bloom::footprint::{max_layers, memory_for};
 use crate::bloom::{Chain, ChainMeta, Layer, LayerMeta, Scheme};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Packed};

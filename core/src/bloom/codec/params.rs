@@ -11,8 +11,8 @@
 //! A plain filter writes flags 0 and a plain shard flags 1, as every version before keyed
 //! and blocked filters did, so their bytes are unchanged.
 
+use crate::bloom::footprint::max_layers;
 use crate::bloom::keyed::Secret;
-use crate::bloom::meta::max_layers;
 use crate::bloom::{ChainMeta, LayerMeta, Scheme, Variant};
 use crate::error::{bad_data, Result};
 use crate::fields::{FieldSink, FieldSource};

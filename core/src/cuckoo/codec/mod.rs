@@ -7,6 +7,7 @@
 //! - [`sharded`]: `RSbloomCF`, rsbloom's type for shards: the RDB value and SCANDUMP header
 //!   with the shard's place
 
+pub mod header;
 pub mod rdb;
 pub mod scandump;
 pub mod sharded;

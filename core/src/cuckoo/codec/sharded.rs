@@ -10,7 +10,8 @@
 //! in the [byte form](crate::fields::Writer) of the field stream; nothing may follow. It is
 //! told apart from RedisBloom's by its magic and its length (RedisBloom's is always 38).
 
-use super::{rdb, scandump};
+use super::header::{self, Sender, HEADER_LEN};
+use super::rdb;
 use crate::cuckoo::{CuckooFilter, CuckooMeta};
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
@@ -47,7 +48,7 @@ pub fn encode_header(meta: &CuckooMeta, place: &ShardPlace) -> Vec<u8> {
     let mut out = Writer(Vec::with_capacity(64 + place.name.len()));
     out.0.extend_from_slice(MAGIC);
     out.0.push(HEADER_VERSION);
-    out.0.extend_from_slice(&scandump::encode_header(meta));
+    out.0.extend_from_slice(&header::encode_header(meta));
     place.encode(&mut out);
     out.0
 }
@@ -55,7 +56,7 @@ pub fn encode_header(meta: &CuckooMeta, place: &ShardPlace) -> Vec<u8> {
 /// The SCANDUMP header of any filter: RedisBloom's for a plain one, ours for a shard.
 pub fn header_of(filter: &CuckooFilter) -> Vec<u8> {
     match filter.shard() {
-        None => scandump::encode_header(&filter.meta()),
+        None => header::encode_header(&filter.meta()),
         Some(place) => encode_header(&filter.meta(), place),
     }
 }
@@ -67,10 +68,10 @@ pub fn header_of(filter: &CuckooFilter) -> Vec<u8> {
 pub fn decode_any_header(
     bytes: &[u8],
     limit: u64,
-    sender: scandump::Sender,
+    sender: Sender,
 ) -> Result<(CuckooMeta, Option<ShardPlace>)> {
-    if bytes.len() == scandump::HEADER_LEN {
-        return Ok((scandump::decode_header_from(bytes, limit, sender)?, None));
+    if bytes.len() == HEADER_LEN {
+        return Ok((header::decode_header_from(bytes, limit, sender)?, None));
     }
     let rest = bytes.strip_prefix(MAGIC).ok_or(Error::CfInvalidHeader)?;
     let (&version, rest) = rest.split_first().ok_or(Error::CfInvalidHeader)?;
@@ -78,13 +79,13 @@ pub fn decode_any_header(
         return Err(bad_data(format!("unknown cuckoo header version {version}")));
     }
     let (head, rest) = rest
-        .split_at_checked(scandump::HEADER_LEN)
+        .split_at_checked(HEADER_LEN)
         .ok_or(Error::CfInvalidHeader)?;
     let mut reader = Reader(rest);
     let place = ShardPlace::decode(&mut reader)?;
     if !reader.rest().is_empty() {
         return Err(bad_data("trailing bytes after the header"));
     }
-    let meta = scandump::decode_header_from(head, limit, sender)?;
+    let meta = header::decode_header_from(head, limit, sender)?;
     Ok((meta, Some(place)))
 }

@@ -1,6 +1,7 @@
 //! Keys-position answers for the commands laid out as [`Access::MergeInto`] declares:
 //! `destination numkeys source [source ...] ...` (CMS.MERGE; TDIGEST.MERGE has the same
-//! layout). A command row with flag `getkeys-api` and callback [`merge_callback!`] tells a
+//! layout; BF.MERGE and CBF.MERGE name every argument a key and need none of this). A
+//! command row with flag `getkeys-api` and callback [`numkeys_callback!`] tells a
 //! server that asks (Redis 7.0's cluster finds a module command's keys only this way; later
 //! servers read the key specs) the same keys its key specs name: the destination, argument
 //! one, with [`Access::MergeInto`]'s flags, and the `numkeys` sources after argument two,
@@ -55,7 +56,7 @@ pub unsafe fn answer(
 /// The callback of a `destination numkeys source...` command `$row` (flag `getkeys-api`):
 /// it answers the server's keys-position requests ([`answer`]) and otherwise runs
 /// `$handler` as [`callback!`](crate::commands::row::callback) does.
-macro_rules! merge_callback {
+macro_rules! numkeys_callback {
     ($row:ident => $handler:path) => {{
         extern "C" fn callback(
             ctx: *mut redis_module::raw::RedisModuleCtx,
@@ -64,7 +65,7 @@ macro_rules! merge_callback {
         ) -> std::ffi::c_int {
             // SAFETY: these are the arguments Redis passed to this callback.
             unsafe {
-                if $crate::commands::merge_keys::answer(ctx, argv, argc) {
+                if $crate::commands::numkeys_keys::answer(ctx, argv, argc) {
                     return redis_module::raw::REDISMODULE_OK as std::ffi::c_int;
                 }
                 $crate::commands::run(ctx, argv, argc, &$row, $handler)
@@ -73,4 +74,4 @@ macro_rules! merge_callback {
         callback as $crate::commands::row::CommandFn
     }};
 }
-pub(crate) use merge_callback;
+pub(crate) use numkeys_callback;
