@@ -484,7 +484,13 @@ fn command_docs_and_info() {
         ("cbf.card", 2, &["readonly", "fast"], "RO"),
         ("cbf.info", 2, &["readonly", "fast"], "RO"),
         ("cbf.scandump", 3, &["readonly"], "RO"),
-        ("cbf.loadchunk", 4, &["write", "denyoom"], "RW"),
+        // Its header may hold a keyed filter's secret: out of MONITOR and SLOWLOG.
+        (
+            "cbf.loadchunk",
+            4,
+            &["write", "denyoom", "skip_monitor", "skip_slowlog"],
+            "RW",
+        ),
         ("cbf.export", 3, &["readonly"], "RO"),
     ];
     for (name, arity, flags, key) in rows {
