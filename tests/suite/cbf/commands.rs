@@ -503,7 +503,9 @@ fn command_docs_and_info() {
         };
         assert_eq!(info[1], Value::Int(arity), "{name}");
         let got: Vec<String> = match &info[2] {
-            Value::Array(f) | Value::Set(f) => f.iter().map(as_text).collect(),
+            Value::Array(f) | Value::Set(f) => {
+                f.iter().map(|v| redis_flag_name(as_text(v))).collect()
+            }
             other => panic!("{other:?}"),
         };
         for f in flags.iter().chain(&["module"]) {
