@@ -27,6 +27,8 @@ const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 // rsbloom's, after RedisBloom's options (docs/commands/bloom.md).
 const KEYED: ArgDoc = own(option(c"keyed", Kind::Flag, c"KEYED"));
 const BLOCKED: ArgDoc = own(option(c"blocked", Kind::Flag, c"BLOCKED"));
+const UNKEYED: ArgDoc = own(option(c"unkeyed", Kind::Flag, c"UNKEYED"));
+const UNBLOCKED: ArgDoc = own(option(c"unblocked", Kind::Flag, c"UNBLOCKED"));
 
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[
@@ -40,8 +42,9 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    // SHARD's four words, KEYED and BLOCKED are rsbloom's, beyond RedisBloom's seven.
-    arity: Arity::Between(4, 13),
+    // SHARD's four words, KEYED, BLOCKED, UNKEYED and UNBLOCKED are rsbloom's, beyond
+    // RedisBloom's seven.
+    arity: Arity::Between(4, 15),
     access: Access::Insert,
     args: &[
         KEY,
@@ -52,6 +55,8 @@ pub static RESERVE: Command = Command {
         SHARD,
         KEYED,
         BLOCKED,
+        UNKEYED,
+        UNBLOCKED,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -104,6 +109,8 @@ pub static INSERT: Command = Command {
         SHARD,
         KEYED,
         BLOCKED,
+        UNKEYED,
+        UNBLOCKED,
         // valkey-bloom's, with its names; they make a valkey-bloom filter.
         own(block_option(
             c"tightening",

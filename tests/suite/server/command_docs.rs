@@ -253,7 +253,8 @@ const OWN_ARGUMENTS: &[(&str, &str)] = &[
         "key:key#0 error_rate:double capacity:integer \
          expansion:block=EXPANSION?(expansion:integer) nonscaling:pure-token=NONSCALING? \
          shard:block=SHARD?@V(name:string index:integer count:integer) \
-         keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V",
+         keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
+         unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V",
     ),
     (
         "bf.insert",
@@ -262,6 +263,7 @@ const OWN_ARGUMENTS: &[(&str, &str)] = &[
          nonscaling:pure-token=NONSCALING? \
          shard:block=SHARD?@V(name:string index:integer count:integer) \
          keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
+         unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V \
          tightening:block=TIGHTENING?@V(tightening_ratio:double) \
          seed:block=SEED?@V(seed:string) \
          validatescaleto:block=VALIDATESCALETO?@V(validatescaleto:integer) \
