@@ -19,8 +19,6 @@ pub mod origin;
 pub mod server_options;
 pub mod size_limit;
 
-use std::ffi::CStr;
-
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
 use datatype::counting::COUNTING_TYPE;
@@ -38,13 +36,6 @@ use redis_module::{redis_module, Context, RedisString, Status};
 /// version is the crate's, COMMAND DOCS' `since` of its own commands.
 pub const MODULE_VERSION: i32 = 81200;
 
-/// The version as COMMAND DOCS shows it in `since`.
-const SINCE: &CStr =
-    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-        Ok(version) => version,
-        Err(_) => c"0",
-    };
-
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     name_clash::reached_init();
     let server = server_options::Server::of(ctx);
@@ -55,7 +46,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
         .and_then(|()| config::register(ctx, server.has_unprefixed_configs()))
-        .and_then(|()| commands::register::register(ctx, SINCE))
+        .and_then(|()| commands::register::register(ctx, commands::row::RSBLOOM_VERSION))
         .and_then(|()| info::register(ctx));
     match result {
         Ok(()) => Status::Ok,

@@ -43,17 +43,35 @@ pub fn for_command(ctx: &Context) -> u64 {
 /// # Safety
 /// `io` must be the stream the server handed to an `rdb_load` callback, still being read.
 pub unsafe fn for_load(io: *mut raw::RedisModuleIO) -> u64 {
+    limit_for(unsafe { io_flags(io) }, true)
+}
+
+/// Whether a value read from `io` was sent by a client (`RESTORE`), not loaded by the server
+/// or sent by its primary: the loads a client's checks apply to (a shard's key, too).
+///
+/// # Safety
+/// As [`for_load`].
+pub unsafe fn load_from_client(io: *mut raw::RedisModuleIO) -> bool {
+    !exempt(unsafe { io_flags(io) }, true)
+}
+
+unsafe fn io_flags(io: *mut raw::RedisModuleIO) -> c_int {
     let ctx = match unsafe { raw::RedisModule_GetContextFromIO } {
         Some(get) => unsafe { get(io) },
         None => std::ptr::null_mut(),
     };
-    limit_for(flags(ctx), true)
+    flags(ctx)
+}
+
+/// Loading, or from the primary.
+fn exempt(flags: c_int, value_load: bool) -> bool {
+    let from_primary =
+        flags & REPLICATED != 0 || (value_load && flags & READ_ONLY_REPLICA == READ_ONLY_REPLICA);
+    flags & LOADING != 0 || from_primary
 }
 
 fn limit_for(flags: c_int, value_load: bool) -> u64 {
-    let from_primary =
-        flags & REPLICATED != 0 || (value_load && flags & READ_ONLY_REPLICA == READ_ONLY_REPLICA);
-    if flags & LOADING != 0 || from_primary {
+    if exempt(flags, value_load) {
         NONE
     } else {
         config::max_filter_bytes()

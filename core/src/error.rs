@@ -148,6 +148,8 @@ pub enum Error {
     ShardMismatch,
     /// KEYED or BLOCKED for a filter in RedisBloom's format, which cannot record either.
     VariantUnsupported,
+    /// A word and its opposite (KEYED and UNKEYED, BLOCKED and UNBLOCKED) in one creation.
+    VariantConflict,
     /// A keyed or blocked filter asked for in a format that cannot hold it (the text says
     /// which).
     VariantNotExportable(&'static str),
@@ -410,6 +412,9 @@ impl fmt::Display for Error {
             Error::ShardMismatch => {
                 f.write_str("ERR SHARD does not match the existing filter's shard place")
             }
+            Error::VariantConflict => f.write_str(
+                "ERR KEYED and UNKEYED, or BLOCKED and UNBLOCKED, cannot be given together",
+            ),
             Error::VariantUnsupported => f.write_str(concat!(
                 "ERR KEYED and BLOCKED filters are in rsbloom's own format, ",
                 "not RedisBloom's (bf.new-filter-format redisbloom)"

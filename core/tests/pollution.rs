@@ -6,10 +6,13 @@
 //! it picks greedily items whose k probes all land on bits none of its earlier items set.
 //! `capacity` such items set 7 fresh bits each instead of ~4.7, and the filter answers
 //! "present" for ~11 % of everything (0.73^7) instead of 1 %. Under a secret the attacker's
-//! choice is as good as any items: the keyed filter stays at its rate.
+//! choice is as good as any items: the keyed filter stays at its rate. The counting filter
+//! (`CBF.*`) probes as the `RSbloom--` filters do, over its own (public) shape, so the same
+//! attack works on it, and the same secret (`CBF.RESERVE ... KEYED`) defeats it.
 
 use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::{guava, Chain, Scheme, Variant};
+use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::testkit::Rng;
 
 const CAPACITY: u64 = 100_000;
@@ -17,20 +20,20 @@ const RATE: f64 = 0.01;
 const PROBES: u32 = 1_000_000;
 const NO_LIMIT: u64 = u64::MAX;
 
-/// The attacker's items: 16 bytes, a fixed first word (so no probe item below can be one).
-fn evil_items() -> Vec<[u8; 16]> {
-    let shape = guava::Sizing::guava(CAPACITY, RATE);
-    let bits = shape.words * 64;
-    let mut taken = vec![0u64; shape.words as usize];
+/// The attacker's items for a filter of `words` 64-bit words and `k` probes (Guava's): 16
+/// bytes, a fixed first word (so no probe item below can be one).
+fn evil_items_for(words: u64, k: u32) -> Vec<[u8; 16]> {
+    let bits = words * 64;
+    let mut taken = vec![0u64; words as usize];
     let mut items = Vec::with_capacity(CAPACITY as usize);
     let mut rng = Rng::new(0xE71C);
-    let mut probes = Vec::with_capacity(shape.k as usize);
+    let mut probes = Vec::with_capacity(k as usize);
     while items.len() < CAPACITY as usize {
         let mut item = [0u8; 16];
         item[..8].copy_from_slice(&0xE71Cu64.to_le_bytes());
         item[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
         probes.clear();
-        let fresh = guava::hash(&item).probes(shape.k, bits).all(|b| {
+        let fresh = guava::hash(&item).probes(k, bits).all(|b| {
             let clear = taken[(b / 64) as usize] & (1 << (b % 64)) == 0 && !probes.contains(&b);
             probes.push(b);
             clear
@@ -45,18 +48,28 @@ fn evil_items() -> Vec<[u8; 16]> {
     items
 }
 
-/// The rate at which `chain` answers "present" for a seeded sample of items never added.
-fn false_positive_rate(chain: &Chain) -> f64 {
+/// The attacker's items for a Bloom filter of `CAPACITY` at `RATE`.
+fn evil_items() -> Vec<[u8; 16]> {
+    let shape = guava::Sizing::guava(CAPACITY, RATE);
+    evil_items_for(shape.words, shape.k)
+}
+
+/// The rate at which `contains` answers "present" for a seeded sample of items never added.
+fn rate_of(contains: impl Fn(&[u8]) -> bool) -> f64 {
     let mut rng = Rng::new(0x5A3F1E);
     let hits = (0..PROBES)
         .filter(|_| {
             let mut item = [0u8; 16];
             item[..8].copy_from_slice(&1u64.to_le_bytes());
             item[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
-            chain.contains(&item)
+            contains(&item)
         })
         .count();
     hits as f64 / PROBES as f64
+}
+
+fn false_positive_rate(chain: &Chain) -> f64 {
+    rate_of(|item| chain.contains(item))
 }
 
 fn filled(variant: Variant, items: &[[u8; 16]]) -> Chain {
@@ -86,4 +99,34 @@ fn chosen_items_pollute_an_unkeyed_filter_but_not_a_keyed_one() {
         println!("keyed (blocked {blocked}) filter after the attack: {keyed}");
         assert!(keyed < 1.1 * RATE, "keyed, blocked {blocked}: {keyed}");
     }
+}
+
+/// The counting filter's shape is public too (`CBF.INFO`: counters and hashes), and without a
+/// secret its probes are Guava's: the attacker's items for that shape pollute it as they do a
+/// Bloom filter. With `KEYED` the same items are as good as any.
+#[test]
+fn chosen_items_pollute_an_unkeyed_counting_filter_but_not_a_keyed_one() {
+    let fill = |secret: Option<Secret>, items: &[[u8; 16]]| {
+        let mut f = CountingFilter::new(RATE, CAPACITY, 4, NO_LIMIT).unwrap();
+        if let Some(s) = secret {
+            f = f.with_secret(s);
+        }
+        for item in items {
+            f.add(item).unwrap();
+        }
+        assert_eq!(f.count(), CAPACITY);
+        f
+    };
+    let shape = CountingFilter::new(RATE, CAPACITY, 4, NO_LIMIT)
+        .unwrap()
+        .meta();
+    let items = evil_items_for(shape.words, shape.k);
+    let plain = fill(None, &items);
+    let plain = rate_of(|item| plain.contains(item));
+    println!("unkeyed counting filter after the attack: {plain}");
+    assert!(plain > 8.0 * RATE, "unkeyed: {plain}");
+    let keyed = fill(Some(Secret::from_words([0x005E_C7E7, 0x0DDF_00D0])), &items);
+    let keyed = rate_of(|item| keyed.contains(item));
+    println!("keyed counting filter after the attack: {keyed}");
+    assert!(keyed < 1.1 * RATE, "keyed: {keyed}");
 }

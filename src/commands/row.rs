@@ -108,6 +108,11 @@ impl Acl {
     }
 }
 
+/// The `CreateCommand` flags of a write whose arguments may hold a filter's secret (the
+/// LOADCHUNK of a keyed family: its header chunk): kept out of MONITOR and SLOWLOG, on the
+/// replicas too, which run the replicated creation (docs/safety.md).
+pub const SECRET_CARRIER: &CStr = c"write deny-oom no-monitor no-slowlog";
+
 /// Argument types of COMMAND DOCS.
 #[derive(Clone, Copy)]
 pub enum Kind {
@@ -307,6 +312,34 @@ pub const fn keyword(name: &'static CStr, token: &'static CStr) -> ArgDoc {
         ..arg(name, Kind::Flag)
     }
 }
+
+/// rsbloom's version, COMMAND DOCS' `since` of its own commands and of the arguments it adds
+/// to RedisBloom's.
+pub const RSBLOOM_VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => c"0",
+    };
+
+/// An argument of rsbloom's own in a RedisBloom command: `since` rsbloom's version, so a client
+/// that reads COMMAND DOCS tells it from RedisBloom's (which keep theirs unchanged).
+pub const fn own(a: ArgDoc) -> ArgDoc {
+    ArgDoc {
+        since: Some(RSBLOOM_VERSION),
+        ..a
+    }
+}
+
+/// `SHARD name index count` (rsbloom's, docs/sharding.md), optional.
+pub const SHARD: ArgDoc = own(block_option(
+    c"shard",
+    c"SHARD",
+    &[
+        arg(c"name", Kind::Text),
+        arg(c"index", Kind::Integer),
+        arg(c"count", Kind::Integer),
+    ],
+));
 
 /// The `ITEMS` of BF.INSERT and CF.INSERT, documented as RedisBloom does: the keyword alone,
 /// then `items(c"item")`.

@@ -6,7 +6,11 @@
 //! another type: WRONGTYPE); then the family's own (`merge` for an existing destination,
 //! `create` for a missing one: shapes, sums, the size limit). A source naming the destination
 //! adds nothing (it is part of the result already; counting it twice would double a counting
-//! filter's counts); naming it while it is missing is a missing source.
+//! filter's counts); naming it while it is missing is a missing source. A source named twice
+//! counts once too (`CBF.MERGE d a a` adds `a` once): the union is of the keys named, each
+//! once, whatever the repeats.
+
+use std::collections::HashSet;
 
 use rsbloom_core::error::{Error, Result};
 
@@ -26,11 +30,15 @@ pub fn union_into<F: Family>(
     // The source keys stay open while their values are read.
     let mut open = Vec::with_capacity(call.args.len() - 2);
     let mut sources: Vec<&F> = Vec::with_capacity(call.args.len() - 2);
+    let mut named: HashSet<&[u8]> = HashSet::with_capacity(call.args.len() - 2);
     for name in &call.args[2..] {
         if name.as_slice() == dest_name {
             if !exists {
                 return Err(Error::NotFound);
             }
+            continue;
+        }
+        if !named.insert(name.as_slice()) {
             continue;
         }
         let key = open_named(call, name, false);

@@ -12,6 +12,7 @@ use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
+use rsbloom_core::shard::ShardPlace;
 
 use super::{methods, Family, Rewrite, ValueType};
 use crate::info::{self, Counters};
@@ -91,6 +92,9 @@ impl Family for Chain {
     }
     fn relocate(&mut self, mover: &mut dyn Relocate) {
         Chain::relocate(self, mover)
+    }
+    fn shard_place(&self) -> Option<&ShardPlace> {
+        self.shard()
     }
 }
 

@@ -15,6 +15,7 @@ use rsbloom_core::cuckoo::CuckooFilter;
 use rsbloom_core::error::Result;
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
+use rsbloom_core::shard::ShardPlace;
 
 use super::{methods, Family, Rewrite, ValueType};
 use crate::info::{self, Counters};
@@ -99,6 +100,9 @@ impl Family for CuckooFilter {
     }
     fn relocate(&mut self, mover: &mut dyn Relocate) {
         CuckooFilter::relocate(self, mover)
+    }
+    fn shard_place(&self) -> Option<&ShardPlace> {
+        self.shard()
     }
 }
 

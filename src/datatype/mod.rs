@@ -22,6 +22,7 @@ use redis_module::raw;
 use rsbloom_core::error::{bad_data, escaped, Error, Result};
 use rsbloom_core::fields::{FieldSink, FieldSource};
 use rsbloom_core::memory::relocate::Relocate;
+use rsbloom_core::shard::ShardPlace;
 
 use crate::config;
 use crate::info::{Counters, Figures};
@@ -58,6 +59,11 @@ pub trait Family: Sized + 'static {
     }
     /// Moves the value's heap blocks where `relocate` says (active defragmentation).
     fn relocate(&mut self, relocate: &mut dyn Relocate);
+    /// The place of a shard (Bloom or cuckoo), whose key must hash into the place's slots:
+    /// `COPY` and `RESTORE` to a key outside them are refused, as LOADCHUNK is.
+    fn shard_place(&self) -> Option<&ShardPlace> {
+        None
+    }
 }
 
 /// What the module must know of a Redis data type to persist, measure and copy its values.
@@ -184,21 +190,32 @@ unsafe fn value_of<'a, T: ValueType>(value: *const c_void) -> &'a T::Value {
 
 /// The name of the key `io` reads, escaped for a log line; `?` when the server gives none.
 fn key_of(io: *mut raw::RedisModuleIO) -> String {
-    let (Some(key_name), Some(ptr_len)) = (unsafe { raw::RedisModule_GetKeyNameFromIO }, unsafe {
-        raw::RedisModule_StringPtrLen
-    }) else {
-        return "?".into();
-    };
-    let key = unsafe { key_name(io) };
-    if key.is_null() {
-        return "?".into();
+    key_bytes(io).map_or_else(|| "?".into(), escaped)
+}
+
+/// The name of the key `io` reads, if the server gives it.
+fn key_bytes<'a>(io: *mut raw::RedisModuleIO) -> Option<&'a [u8]> {
+    let key_name = unsafe { raw::RedisModule_GetKeyNameFromIO }?;
+    string_bytes(unsafe { key_name(io) })
+}
+
+/// A server string's bytes (`None` for a null one).
+fn string_bytes<'a>(s: *const raw::RedisModuleString) -> Option<&'a [u8]> {
+    let ptr_len = unsafe { raw::RedisModule_StringPtrLen }?;
+    if s.is_null() {
+        return None;
     }
     let mut len = 0usize;
-    let ptr = unsafe { ptr_len(key, &mut len) };
-    if ptr.is_null() {
-        return "?".into();
+    let ptr = unsafe { ptr_len(s, &mut len) };
+    (!ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+}
+
+/// A shard's key must hash into its slots; `key` is `None` when the server does not say.
+fn check_shard_key<F: Family>(value: &F, key: Option<&[u8]>) -> Result<()> {
+    match (value.shard_place(), key) {
+        (Some(place), Some(key)) => place.check_key(key),
+        _ => Ok(()),
     }
-    escaped(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
 }
 
 /// Reads a value: an RDB value at startup or in a full sync, or a `RESTORE` payload; held
@@ -222,6 +239,16 @@ extern "C" fn rdb_load<T: ValueType>(io: *mut raw::RedisModuleIO, encver: c_int)
             ),
         );
     };
+    // A client's RESTORE of a shard under a key outside its slots (the server's own loads
+    // keep what they hold: refusing one would stop a restart).
+    let loaded = loaded.map(|r| {
+        r.and_then(|value| {
+            if unsafe { size_limit::load_from_client(io) } {
+                check_shard_key(&value, key_bytes(io))?;
+            }
+            Ok(value)
+        })
+    });
     match loaded {
         Ok(Ok(value)) => {
             counters.added(value.figures());
@@ -407,12 +434,17 @@ extern "C" fn free<T: ValueType>(value: *mut c_void) {
     }
 }
 
+/// `COPY`: a clone, refused (the server answers `ERR module key failed to copy`) for a shard
+/// whose new key is outside its slots.
 extern "C" fn copy<T: ValueType>(
     _from: *mut raw::RedisModuleString,
-    _to: *mut raw::RedisModuleString,
+    to: *mut raw::RedisModuleString,
     value: *const c_void,
 ) -> *mut c_void {
     let value = unsafe { value_of::<T>(value) };
+    if check_shard_key(value, string_bytes(to)).is_err() {
+        return ptr::null_mut();
+    }
     match catch_unwind(AssertUnwindSafe(|| value.clone())) {
         Ok(copy) => {
             T::Value::counters().added(copy.figures());

@@ -1,10 +1,13 @@
 //! The counting filter's formats (type `RSbloomCB`), all validated before anything is
 //! allocated.
 //!
-//! Parameter block (field stream): `flags` (reserved, 0), `counter_bits`, `capacity`,
+//! Parameter block (field stream): `flags` (0, or [`KEYED`]), `counter_bits`, `capacity`,
 //! `error_rate`, `k`, `words` (Guava's 64-bit words: the filter has `64 * words` counters),
-//! `count` (adds less deletes). `k` and `words` must be Guava's shape for the capacity and
-//! rate, and the counters' bytes fit `bf.max-filter-bytes`.
+//! `count` (adds less deletes), then for a keyed filter its secret's two words. `k` and
+//! `words` must be Guava's shape for the capacity and rate, and the counters' bytes fit
+//! `bf.max-filter-bytes`. A plain filter's block is what it was before keyed filters (flags
+//! 0, no secret), byte for byte; a release without them refuses a keyed one (unknown flags)
+//! rather than read it with Guava's hash.
 //!
 //! RDB value (encoding version [`ENCODING_VERSION`]): the parameter block, then the counters
 //! as one byte string of little-endian 64-bit words (`words * counter_bits * 8` bytes).
@@ -17,6 +20,7 @@
 
 use super::filter::{counter_bytes, CountingFilter, CountingMeta};
 use crate::bloom::codec::scandump::{self, chunk_start};
+use crate::bloom::keyed::Secret;
 use crate::error::{bad_data, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
 use crate::le_words;
@@ -27,16 +31,21 @@ pub const TYPE_NAME: &str = "RSbloomCB";
 pub const ENCODING_VERSION: i32 = 1;
 
 const MAGIC: &[u8; 4] = b"RSCB";
+/// The flag of a keyed filter: its secret follows the count.
+pub const KEYED: u64 = 1;
 const HEADER_VERSION: u8 = 1;
 
 fn encode_meta(meta: &CountingMeta, out: &mut dyn FieldSink) {
-    out.put_u64(0);
+    out.put_u64(if meta.secret.is_some() { KEYED } else { 0 });
     out.put_u64(meta.counter_bits as u64);
     out.put_u64(meta.capacity);
     out.put_f64(meta.error_rate);
     out.put_u64(meta.k as u64);
     out.put_u64(meta.words);
     out.put_u64(meta.count);
+    if let Some(secret) = meta.secret {
+        secret.words().iter().for_each(|&w| out.put_u64(w));
+    }
 }
 
 fn to_u32(value: u64, what: &str) -> Result<u32> {
@@ -45,17 +54,22 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 
 /// Reads and validates a parameter block (nothing allocated).
 fn decode_meta(src: &mut dyn FieldSource, limit: u64) -> Result<CountingMeta> {
-    if src.get_u64()? != 0 {
+    let flags = src.get_u64()?;
+    if flags & !KEYED != 0 {
         return Err(bad_data("unknown flags"));
     }
-    let meta = CountingMeta {
+    let mut meta = CountingMeta {
         counter_bits: to_u32(src.get_u64()?, "counter bits")?,
         capacity: src.get_u64()?,
         error_rate: src.get_f64()?,
         k: to_u32(src.get_u64()?, "number of hashes")?,
         words: src.get_u64()?,
         count: src.get_u64()?,
+        secret: None,
     };
+    if flags & KEYED != 0 {
+        meta.secret = Some(Secret::from_words([src.get_u64()?, src.get_u64()?]));
+    }
     meta.validate(limit)?;
     Ok(meta)
 }

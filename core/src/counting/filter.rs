@@ -5,6 +5,7 @@ use std::mem::size_of;
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::codec::writeto;
 use crate::bloom::guava::{self, Sizing};
+use crate::bloom::keyed::Secret;
 use crate::bloom::layer::MAX_HASHES;
 use crate::bloom::meta::MAX_CAPACITY;
 use crate::bloom::ItemHash;
@@ -34,6 +35,9 @@ pub struct CountingMeta {
     pub words: u64,
     /// Adds less deletes.
     pub count: u64,
+    /// `KEYED`: the probes come from SipHash under this secret, as a keyed `RSbloom--`
+    /// filter's ([`Secret::hash`]), not Guava's public hash.
+    pub secret: Option<Secret>,
 }
 
 /// Bytes of counters for `words` Guava words of `counter_bits`-bit counters (saturating).
@@ -65,6 +69,7 @@ impl CountingMeta {
             k: s.k,
             words: s.words,
             count: 0,
+            secret: None,
         }
     }
 
@@ -197,10 +202,30 @@ impl CountingFilter {
         relocate_vec(&mut self.counters, mover);
     }
 
-    /// Guava's hash of an item (binary safe).
+    /// A keyed filter: `secret` in place of Guava's hash (for an empty filter; the counters of
+    /// a filled one would no longer match its items).
+    pub fn with_secret(mut self, secret: Secret) -> CountingFilter {
+        self.meta.secret = Some(secret);
+        self
+    }
+
+    /// Keyed (the secret itself is never shown).
+    pub fn keyed(&self) -> bool {
+        self.meta.secret.is_some()
+    }
+
+    /// The item's hash words: Guava's, or SipHash under the filter's secret (binary safe).
     #[inline]
-    pub fn hash(item: &[u8]) -> ItemHash {
-        guava::hash(item)
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        match self.meta.secret {
+            None => guava::hash(item),
+            Some(secret) => secret.hash(item),
+        }
+    }
+
+    /// [`CountingFilter::hash`] of each item.
+    pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
+        items.into_iter().map(|item| self.hash(item)).collect()
     }
 
     /// Where probe value `v` lands: (counter word, shift of the counter in it).
@@ -227,7 +252,7 @@ impl CountingFilter {
     }
 
     pub fn contains(&self, item: &[u8]) -> bool {
-        self.contains_hash(Self::hash(item))
+        self.contains_hash(self.hash(item))
     }
 
     /// The smallest of the item's counters: how many times it was added less deleted, or
@@ -240,7 +265,7 @@ impl CountingFilter {
     }
 
     pub fn count_of(&self, item: &[u8]) -> u64 {
-        self.count_hash(Self::hash(item))
+        self.count_hash(self.hash(item))
     }
 
     /// Increments the item's counters (a saturated one stays) and counts it; `true` if it was
@@ -266,7 +291,7 @@ impl CountingFilter {
     }
 
     pub fn add(&mut self, item: &[u8]) -> Result<bool> {
-        self.add_hash(Self::hash(item))
+        self.add_hash(self.hash(item))
     }
 
     /// Decrements the item's counters (a saturated one stays) if all are above zero, and
@@ -290,7 +315,7 @@ impl CountingFilter {
     }
 
     pub fn delete(&mut self, item: &[u8]) -> bool {
-        self.delete_hash(Self::hash(item))
+        self.delete_hash(self.hash(item))
     }
 
     /// Starts loading the words of all the item's counters.
@@ -400,6 +425,10 @@ impl CountingFilter {
     /// The Guava filter of the same shape and items as `BloomFilter.writeTo()` bytes
     /// (`CBF.EXPORT key GUAVA`); refused as `BF.EXPORT` refuses what Guava cannot hold.
     pub fn export_guava(&self) -> Result<Vec<u8>> {
+        // Guava would probe other bits for the same items.
+        if self.keyed() {
+            return Err(Error::VariantNotExportable("Guava"));
+        }
         let header = writeto::header_for(self.meta.k, self.counters_len())?;
         Ok(writeto::write_to(header, self.guava_words()))
     }

@@ -23,6 +23,12 @@ fn shape(filter: &CountingFilter) -> CountingMeta {
 /// Names the first parameter two unequal shapes differ in ("their parameters" for one this
 /// function does not know, so nothing secret reaches a reply).
 fn difference(a: &CountingMeta, b: &CountingMeta) -> String {
+    // Keyed or not, and which secret: named, never shown (as BF.MERGE names them).
+    match (&a.secret, &b.secret) {
+        (Some(x), Some(y)) if x != y => return "secret (keyed with different secrets)".into(),
+        (Some(_), None) | (None, Some(_)) => return "keying (KEYED and unkeyed)".into(),
+        _ => {}
+    }
     if a.counter_bits != b.counter_bits {
         format!("counter bits ({} and {})", a.counter_bits, b.counter_bits)
     } else if a.capacity != b.capacity {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::codec::{self, Load};
 use super::filter::{CountingFilter, CountingMeta};
 use crate::bloom::codec::writeto;
+use crate::bloom::keyed::Secret;
 use crate::bloom::{guava, Layer};
 use crate::error::Error;
 use crate::fields::{Reader, Writer};
@@ -310,4 +311,50 @@ fn inconsistent_parameters_are_refused() {
         mutate(&mut m);
         assert!(m.validate(NO_LIMIT).is_err(), "case {i} accepted");
     }
+}
+
+/// A plain filter's header is the one of before keyed filters, byte for byte (flags 0, seven
+/// fields); a keyed one sets flag 1 and adds its secret, and round-trips through the RDB value
+/// and SCANDUMP with its secret and its answers; an unknown flag is refused.
+#[test]
+fn keyed_filters_round_trip_and_plain_ones_keep_their_bytes() {
+    let plain = CountingFilter::new(0.01, 1000, 4, NO_LIMIT).unwrap();
+    let m = plain.meta();
+    let mut old = b"RSCB\x01".to_vec();
+    let mut fields = Writer::default();
+    for v in [0, 4, 1000] {
+        crate::fields::FieldSink::put_u64(&mut fields, v);
+    }
+    crate::fields::FieldSink::put_f64(&mut fields, 0.01);
+    for v in [m.k as u64, m.words, 0] {
+        crate::fields::FieldSink::put_u64(&mut fields, v);
+    }
+    old.extend_from_slice(&fields.0);
+    assert_eq!(codec::encode_header(&m), old);
+
+    let secret = Secret::from_words([7, 11]);
+    let mut keyed = CountingFilter::new(0.01, 1000, 4, NO_LIMIT)
+        .unwrap()
+        .with_secret(secret);
+    for i in 0..500 {
+        keyed.add(&item(i)).unwrap();
+    }
+    assert!(keyed.keyed() && !plain.keyed());
+    assert_ne!(keyed.hash(b"x"), plain.hash(b"x"));
+    let mut out = Writer::default();
+    codec::save(&keyed, &mut out);
+    let back = codec::load(&mut Reader(&out.0), codec::ENCODING_VERSION, NO_LIMIT).unwrap();
+    assert_eq!(back, keyed);
+    assert!((0..500).all(|i| back.contains(&item(i))));
+    let header = codec::encode_header(&keyed.meta());
+    assert_eq!(header.len(), old.len() + 16);
+    let meta = codec::decode_header(&header, NO_LIMIT).unwrap();
+    assert_eq!(meta.secret, Some(secret));
+    let mut unknown = header.clone();
+    unknown[5] = 2;
+    assert!(codec::decode_header(&unknown, NO_LIMIT).is_err());
+    assert!(matches!(
+        keyed.export_guava(),
+        Err(Error::VariantNotExportable("Guava"))
+    ));
 }

@@ -7,6 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use rsbloom_core::bloom::codec::save_value;
+use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::{Chain, Scheme};
 use rsbloom_core::cms::{CellSize, CountMinSketch};
 use rsbloom_core::counting::codec as counting_codec;
@@ -129,27 +130,31 @@ fn window_seeds(root: &Path) -> std::io::Result<()> {
 }
 
 /// Counting Bloom filters of a few shapes (error rate, capacity, counter bits), some items
-/// deleted, some counters saturated: their RDB values and SCANDUMP headers.
+/// deleted, some counters saturated, plain and keyed: their RDB values and SCANDUMP headers.
 fn counting_seeds(root: &Path) -> std::io::Result<()> {
     let value_dir = root.join("counting_value");
     let header_dir = root.join("counting_header");
     fs::create_dir_all(&value_dir)?;
     fs::create_dir_all(&header_dir)?;
-    for (i, &(error, capacity, bits)) in [(0.01, 10, 4), (0.1, 50, 8), (0.001, 30, 4)]
-        .iter()
-        .enumerate()
-    {
-        let mut filter =
-            CountingFilter::new(error, capacity, bits, LIMIT).expect("small counting filter");
-        for n in 0..capacity * 2 {
-            let _ = filter.add(format!("seed:{}", n % 7).as_bytes());
+    let shapes = [(0.01, 10, 4), (0.1, 50, 8), (0.001, 30, 4)];
+    // Each shape plain (`seed<i>`) and keyed (`keyed<i>`, a fixed secret).
+    for (name, keyed) in [("seed", false), ("keyed", true)] {
+        for (i, &(error, capacity, bits)) in shapes.iter().enumerate() {
+            let mut filter =
+                CountingFilter::new(error, capacity, bits, LIMIT).expect("small counting filter");
+            if keyed {
+                filter = filter.with_secret(Secret::from_words([0x5EED, i as u64]));
+            }
+            for n in 0..capacity * 2 {
+                let _ = filter.add(format!("seed:{}", n % 7).as_bytes());
+            }
+            filter.delete(b"seed:3");
+            let mut value = Writer::default();
+            counting_codec::save(&filter, &mut value);
+            fs::write(value_dir.join(format!("{name}{i}")), &value.0)?;
+            let header = counting_codec::encode_header(&filter.meta());
+            fs::write(header_dir.join(format!("{name}{i}")), header)?;
         }
-        filter.delete(b"seed:3");
-        let mut value = Writer::default();
-        counting_codec::save(&filter, &mut value);
-        fs::write(value_dir.join(format!("seed{i}")), &value.0)?;
-        let header = counting_codec::encode_header(&filter.meta());
-        fs::write(header_dir.join(format!("seed{i}")), header)?;
     }
     Ok(())
 }

@@ -156,13 +156,15 @@ pub fn madd(call: &Call) -> Result<Reply> {
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING]
-/// [SHARD name index count] [KEYED] [BLOCKED] ITEMS item ...
+/// [SHARD name index count] [KEYED | UNKEYED] [BLOCKED | UNBLOCKED] ITEMS item ...
 ///
 /// RedisBloom 8's loop: options by their letters, each value checked as it comes, the last
 /// of a repeated option kept; NONSCALING with an EXPANSION is non-scaling (no conflict, as
 /// in RedisBloom), EXPANSION 0 too. SHARD (rsbloom's) makes a new filter a shard; the key's
 /// slot must be in the shard's, and an existing filter must have that very place. KEYED and
-/// BLOCKED (rsbloom's) apply to a new filter only, like the other creation options.
+/// BLOCKED (rsbloom's) apply to a new filter only, like the other creation options, and so do
+/// UNKEYED and UNBLOCKED (a plain filter whatever `bf.keyed-default` and
+/// `bf.blocked-default` say).
 pub fn insert(call: &Call) -> Result<Reply> {
     if let Some(reply) = super::valkey::insert(call)? {
         return Ok(reply);
@@ -183,6 +185,8 @@ pub fn insert(call: &Call) -> Result<Reply> {
                 "SHARD" => new.shard = Some(shard::place(values)?),
                 "KEYED" => new.ask_keyed(),
                 "BLOCKED" => new.ask_blocked(),
+                "UNKEYED" => new.ask_unkeyed(),
+                "UNBLOCKED" => new.ask_unblocked(),
                 _ => new.nonscaling = true,
             }
             Ok(())

@@ -27,6 +27,8 @@ pub const RESERVE: &[Opt] = &[
     SHARD,
     KEYED,
     BLOCKED,
+    UNKEYED,
+    UNBLOCKED,
 ];
 
 /// `KEYED` and `BLOCKED` (rsbloom's): no values, told by their whole word in BF.INSERT.
@@ -47,6 +49,19 @@ const BLOCKED: Opt = Opt {
         (5, b'e'),
         (6, b'd'),
     ],
+};
+
+/// `UNKEYED` and `UNBLOCKED` (rsbloom's): a filter plain despite `bf.keyed-default` /
+/// `bf.blocked-default`.
+const UNKEYED: Opt = Opt {
+    name: "UNKEYED",
+    values: 0,
+    letters: &[(0, b'u'), (1, b'n'), (2, b'k')],
+};
+const UNBLOCKED: Opt = Opt {
+    name: "UNBLOCKED",
+    values: 0,
+    letters: &[(0, b'u'), (1, b'n'), (2, b'b')],
 };
 
 /// BF.INSERT's options, told apart by RedisBloom's letters (ERROR before EXPANSION,
@@ -86,6 +101,8 @@ pub const INSERT: Dispatch = Dispatch {
         SHARD,
         KEYED,
         BLOCKED,
+        UNKEYED,
+        UNBLOCKED,
     ],
     unknown: Error::UnknownArgument,
 };
@@ -167,6 +184,17 @@ pub struct Creation {
     /// KEYED or BLOCKED was given: refused for a filter in RedisBloom's format (a configured
     /// default does not apply to one).
     pub variant_asked: bool,
+    /// The words given: KEYED with UNKEYED (or BLOCKED with UNBLOCKED) is refused.
+    words: VariantWords,
+}
+
+/// Which of KEYED, BLOCKED, UNKEYED and UNBLOCKED a creation named.
+#[derive(Debug, Clone, Copy, Default)]
+struct VariantWords {
+    keyed: bool,
+    blocked: bool,
+    unkeyed: bool,
+    unblocked: bool,
 }
 
 impl Creation {
@@ -183,6 +211,7 @@ impl Creation {
             keyed: d.keyed,
             blocked: d.blocked,
             variant_asked: false,
+            words: VariantWords::default(),
         }
     }
 
@@ -190,17 +219,35 @@ impl Creation {
     pub fn ask_keyed(&mut self) {
         self.keyed = true;
         self.variant_asked = true;
+        self.words.keyed = true;
     }
 
     /// BLOCKED given.
     pub fn ask_blocked(&mut self) {
         self.blocked = true;
         self.variant_asked = true;
+        self.words.blocked = true;
+    }
+
+    /// UNKEYED given: plain hashing whatever `bf.keyed-default` says.
+    pub fn ask_unkeyed(&mut self) {
+        self.keyed = false;
+        self.words.unkeyed = true;
+    }
+
+    /// UNBLOCKED given: the classic layout whatever `bf.blocked-default` says.
+    pub fn ask_unblocked(&mut self) {
+        self.blocked = false;
+        self.words.unblocked = true;
     }
 
     /// The new filter's hashing and layout: a fresh secret when keyed. Refused for
     /// RedisBloom's format when asked for; the configured defaults leave such filters plain.
     fn variant(&self, scheme: Scheme) -> Result<Variant> {
+        let w = self.words;
+        if (w.keyed && w.unkeyed) || (w.blocked && w.unblocked) {
+            return Err(Error::VariantConflict);
+        }
         if scheme != Scheme::Guava {
             return match self.variant_asked {
                 true => Err(Error::VariantUnsupported),

@@ -1,5 +1,5 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SHARD name index count]
-//! [KEYED] [BLOCKED]
+//! [KEYED | UNKEYED] [BLOCKED | UNBLOCKED]
 //!
 //! RedisBloom 8's checks in its order: the error rate, the capacity, NONSCALING, EXPANSION
 //! (missing, not an integer, conflicting with NONSCALING, out of range), then rsbloom's
@@ -24,11 +24,13 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
     // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
     // arity lets those through).
-    // ... and one for each of KEYED and BLOCKED (rsbloom's).
+    // ... and one for each of KEYED, BLOCKED, UNKEYED and UNBLOCKED (rsbloom's).
     let given = Keywords::new(&argv[4..], options::RESERVE);
     let extra_words = if given.flag("SHARD") { 4 } else { 0 }
-        + usize::from(given.flag("KEYED"))
-        + usize::from(given.flag("BLOCKED"));
+        + ["KEYED", "BLOCKED", "UNKEYED", "UNBLOCKED"]
+            .iter()
+            .filter(|w| given.flag(w))
+            .count();
     if argv.len() > 7 + extra_words {
         return Err(call.wrong_arity());
     }
@@ -60,6 +62,12 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     }
     if words.flag("BLOCKED") {
         new.ask_blocked();
+    }
+    if words.flag("UNKEYED") {
+        new.ask_unkeyed();
+    }
+    if words.flag("UNBLOCKED") {
+        new.ask_unblocked();
     }
     words.all_known()?;
 

@@ -4,8 +4,9 @@
 
 use super::{add, exists, info, merge, reserve, scandump, transfer, valkey};
 use crate::commands::row::{
-    arg, block_option, callback, items, keys, keyword, option, Access, Acl, ArgDoc, Arity, Command,
-    CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
+    arg, block_option, callback, items, keys, keyword, option, own, Access, Acl, ArgDoc, Arity,
+    Command, CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY, SECRET_CARRIER,
+    SHARD,
 };
 use crate::info::BLOOM;
 
@@ -23,6 +24,11 @@ const EXPANSION: ArgDoc = block_option(
     &[arg(c"expansion", Kind::Integer)],
 );
 const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
+// rsbloom's, after RedisBloom's options (docs/commands/bloom.md).
+const KEYED: ArgDoc = own(option(c"keyed", Kind::Flag, c"KEYED"));
+const BLOCKED: ArgDoc = own(option(c"blocked", Kind::Flag, c"BLOCKED"));
+const UNKEYED: ArgDoc = own(option(c"unkeyed", Kind::Flag, c"UNKEYED"));
+const UNBLOCKED: ArgDoc = own(option(c"unblocked", Kind::Flag, c"UNBLOCKED"));
 
 /// The family's commands, in COMMAND DOCS order.
 pub static COMMANDS: &[&Command] = &[
@@ -36,8 +42,9 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    // SHARD's four words, KEYED and BLOCKED are rsbloom's, beyond RedisBloom's seven.
-    arity: Arity::Between(4, 13),
+    // SHARD's four words, KEYED, BLOCKED, UNKEYED and UNBLOCKED are rsbloom's, beyond
+    // RedisBloom's seven.
+    arity: Arity::Between(4, 15),
     access: Access::Insert,
     args: &[
         KEY,
@@ -45,6 +52,11 @@ pub static RESERVE: Command = Command {
         arg(c"capacity", Kind::Integer),
         EXPANSION,
         NONSCALING,
+        SHARD,
+        KEYED,
+        BLOCKED,
+        UNKEYED,
+        UNBLOCKED,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -94,6 +106,23 @@ pub static INSERT: Command = Command {
         EXPANSION,
         option(c"nocreate", Kind::Flag, c"NOCREATE"),
         NONSCALING,
+        SHARD,
+        KEYED,
+        BLOCKED,
+        UNKEYED,
+        UNBLOCKED,
+        // valkey-bloom's, with its names; they make a valkey-bloom filter.
+        own(block_option(
+            c"tightening",
+            c"TIGHTENING",
+            &[arg(c"tightening_ratio", Kind::Double)],
+        )),
+        own(block_option(c"seed", c"SEED", &[arg(c"seed", Kind::Text)])),
+        own(block_option(
+            c"validatescaleto",
+            c"VALIDATESCALETO",
+            &[arg(c"validatescaleto", Kind::Integer)],
+        )),
         ITEMS_KEYWORD,
         items(c"item"),
     ],
@@ -203,7 +232,9 @@ pub static SCANDUMP: Command = Command {
 pub static LOADCHUNK: Command = Command {
     name: c"bf.loadchunk",
     callback: callback!(LOADCHUNK => scandump::loadchunk),
-    flags: c"write deny-oom",
+    // A keyed filter's header holds its secret, and a keyed creation is replicated as this
+    // command: MONITOR and SLOWLOG (a replica's too) must not show its arguments.
+    flags: SECRET_CARRIER,
     summary: c"Restores a Bloom filter from chunks returned by BF.SCANDUMP",
     complexity: c"O(n), n the chunk size",
     arity: Arity::Exactly(4),

@@ -2,8 +2,7 @@
 //! not), creating the filter with `bf.cbf-*` defaults if missing. A full filter refuses a
 //! new item with the full non-scaling Bloom filter's error, and MADD stops there.
 
-use rsbloom_core::bloom::batch::hash_all;
-use rsbloom_core::bloom::{ItemHash, Scheme};
+use rsbloom_core::bloom::ItemHash;
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::error::{Error, Result};
 
@@ -33,10 +32,10 @@ fn add_items(call: &Call, mut each: impl FnMut(Result<bool>)) -> Result<()> {
     // One item (CBF.ADD) needs no heap at all.
     let (one, many): ([ItemHash; 1], Vec<ItemHash>);
     let hashes: &[ItemHash] = if let [item] = items {
-        one = [CountingFilter::hash(item.as_slice())];
+        one = [filter.hash(item.as_slice())];
         &one
     } else {
-        many = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+        many = filter.hash_all(items.iter().map(Arg::as_slice));
         &many
     };
     let mut done = 0;

@@ -3,8 +3,6 @@
 //! missing key is `ERR not found`, as BF.INFO's. Deleting an item that was never added but
 //! answers present (a false positive) takes counts from the items it collides with.
 
-use rsbloom_core::bloom::batch::hash_all;
-use rsbloom_core::bloom::Scheme;
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::error::{Error, Result};
 
@@ -23,7 +21,7 @@ fn delete_items(call: &Call) -> Result<Vec<bool>> {
     let deleted = match items {
         [item] => vec![filter.delete(item.as_slice())],
         _ => {
-            let hashes = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+            let hashes = filter.hash_all(items.iter().map(Arg::as_slice));
             filter.delete_batch(&hashes, config::batch_prefetch())
         }
     };

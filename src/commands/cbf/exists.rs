@@ -1,8 +1,6 @@
 //! CBF.EXISTS, CBF.MEXISTS and CBF.COUNT. As BF.EXISTS, a missing key answers 0 for every
 //! item; a key of another type is WRONGTYPE.
 
-use rsbloom_core::bloom::batch::hash_all;
-use rsbloom_core::bloom::Scheme;
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::error::Result;
 
@@ -27,7 +25,7 @@ pub fn mexists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let found = match key.read::<CountingFilter>()? {
         Some(f) => {
-            let hashes = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+            let hashes = f.hash_all(items.iter().map(Arg::as_slice));
             f.contains_batch(&hashes, config::batch_prefetch())
         }
         None => vec![false; items.len()],

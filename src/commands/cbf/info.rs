@@ -22,7 +22,7 @@ pub fn info(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let f = key.read::<CountingFilter>()?.ok_or(Error::NotFound)?;
     let int = |n: u64| Reply::count(n);
-    Ok(Reply::Map(vec![
+    let mut entries = vec![
         ("Capacity", int(f.capacity())),
         ("Size", Reply::Int(f.bytes())),
         ("Number of items inserted", int(f.count())),
@@ -31,7 +31,12 @@ pub fn info(call: &Call) -> Result<Reply> {
         ("Number of counters", int(f.counters_len())),
         ("Counter bits", int(f.counter_bits() as u64)),
         ("Saturated counters", int(f.saturated())),
-    ]))
+    ];
+    // Only for a keyed filter, as BF.INFO's; the secret itself is never shown.
+    if f.keyed() {
+        entries.push(("Keyed", Reply::Int(1)));
+    }
+    Ok(Reply::Map(entries))
 }
 
 /// CBF.EXPORT key GUAVA: the Guava filter of the same shape and items, as

@@ -1,8 +1,10 @@
-//! CBF.RESERVE key error_rate capacity [COUNTERBITS 4|8]
+//! CBF.RESERVE key error_rate capacity [COUNTERBITS 4|8] [KEYED]
 //!
 //! BF.RESERVE's checks and texts for the error rate and the capacity, then COUNTERBITS
-//! (missing value, not 4 or 8), unknown words, then the key's type and existence.
+//! (missing value, not 4 or 8), unknown words, then the key's type and existence. `KEYED`
+//! hashes with a secret drawn for the filter, as BF.RESERVE's (docs/safety.md).
 
+use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::error::{Error, Result};
 
@@ -15,11 +17,18 @@ use crate::commands::Call;
 use crate::config;
 
 /// CBF.RESERVE's options.
-const OPTIONS: &[Opt] = &[Opt {
-    name: "COUNTERBITS",
-    values: 1,
-    letters: &[],
-}];
+const OPTIONS: &[Opt] = &[
+    Opt {
+        name: "COUNTERBITS",
+        values: 1,
+        letters: &[],
+    },
+    Opt {
+        name: "KEYED",
+        values: 0,
+        letters: &[],
+    },
+];
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     let argv = call.args;
@@ -35,13 +44,17 @@ pub fn reserve(call: &Call) -> Result<Reply> {
             _ => return Err(Error::CbfCounterBits),
         },
     };
+    let keyed = words.flag("KEYED");
     words.all_known()?;
 
     let key = open_write(call);
     if key.read::<CountingFilter>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let filter = CountingFilter::new(error_rate, capacity, counter_bits, call.size_limit())?;
+    let mut filter = CountingFilter::new(error_rate, capacity, counter_bits, call.size_limit())?;
+    if keyed {
+        filter = filter.with_secret(Secret::random()?);
+    }
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter, &[]);
     call.notify();

@@ -6,7 +6,7 @@
 use super::{add, del, exists, info, merge, reserve, scandump};
 use crate::commands::row::{
     arg, callback, items, keys, option, Access, Acl, Arity, Command, CommandFamily, Docs, Kind,
-    Since, ITEM, ITERATOR, KEY,
+    Since, ITEM, ITERATOR, KEY, SECRET_CARRIER,
 };
 use crate::info::CBF;
 
@@ -37,6 +37,7 @@ pub static RESERVE: Command = Command {
         arg(c"error_rate", Kind::Double),
         arg(c"capacity", Kind::Integer),
         option(c"counterbits", Kind::Integer, c"COUNTERBITS"),
+        option(c"keyed", Kind::Flag, c"KEYED"),
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -186,7 +187,8 @@ pub static SCANDUMP: Command = Command {
 pub static LOADCHUNK: Command = Command {
     name: c"cbf.loadchunk",
     callback: callback!(LOADCHUNK => scandump::loadchunk),
-    flags: c"write deny-oom",
+    // A keyed filter's header holds its secret (docs/safety.md).
+    flags: SECRET_CARRIER,
     summary: c"Restores a counting Bloom filter from chunks returned by CBF.SCANDUMP",
     complexity: c"O(n), n the chunk size",
     arity: Arity::Exactly(4),

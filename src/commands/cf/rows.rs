@@ -5,7 +5,7 @@
 use super::{add, del, exists, info, reserve, scandump};
 use crate::commands::row::{
     arg, block_option, callback, items, keyword, option, Access, Acl, ArgDoc, Arity, Command,
-    CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY,
+    CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY, SHARD,
 };
 use crate::info::CUCKOO;
 
@@ -18,7 +18,7 @@ static FAMILY: CommandFamily = CommandFamily {
 };
 
 /// As RedisBloom documents them (CF.INSERTNX too): the CAPACITY group untokened, its keyword
-/// inside.
+/// inside; then rsbloom's SHARD.
 const INSERT_ARGS: &[ArgDoc] = &[
     KEY,
     ArgDoc {
@@ -30,6 +30,7 @@ const INSERT_ARGS: &[ArgDoc] = &[
         ..arg(c"capacity", Kind::Block)
     },
     option(c"nocreate", Kind::Flag, c"NOCREATE"),
+    SHARD,
     ITEMS_KEYWORD,
     items(c"item"),
 ];
@@ -66,6 +67,7 @@ pub static RESERVE: Command = Command {
             c"EXPANSION",
             &[arg(c"expansion", Kind::Integer)],
         ),
+        SHARD,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,

@@ -484,7 +484,13 @@ fn command_docs_and_info() {
         ("cbf.card", 2, &["readonly", "fast"], "RO"),
         ("cbf.info", 2, &["readonly", "fast"], "RO"),
         ("cbf.scandump", 3, &["readonly"], "RO"),
-        ("cbf.loadchunk", 4, &["write", "denyoom"], "RW"),
+        // Its header may hold a keyed filter's secret: out of MONITOR and SLOWLOG.
+        (
+            "cbf.loadchunk",
+            4,
+            &["write", "denyoom", "skip_monitor", "skip_slowlog"],
+            "RW",
+        ),
         ("cbf.export", 3, &["readonly"], "RO"),
     ];
     for (name, arity, flags, key) in rows {
@@ -497,7 +503,9 @@ fn command_docs_and_info() {
         };
         assert_eq!(info[1], Value::Int(arity), "{name}");
         let got: Vec<String> = match &info[2] {
-            Value::Array(f) | Value::Set(f) => f.iter().map(as_text).collect(),
+            Value::Array(f) | Value::Set(f) => {
+                f.iter().map(|v| redis_flag_name(as_text(v))).collect()
+            }
             other => panic!("{other:?}"),
         };
         for f in flags.iter().chain(&["module"]) {

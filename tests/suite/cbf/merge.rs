@@ -61,6 +61,29 @@ fn counts_add_up_and_deletes_undo_every_add() {
     assert!(found.iter().all(|&f| f == 0), "a counter was left");
 }
 
+/// A source named twice counts once, into a new destination and into an existing one: the
+/// result is the merge that names it once.
+#[test]
+fn a_source_named_twice_counts_once() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let (a_items, b_items) = (gen_items("a:", 0..300), gen_items("b:", 0..200));
+    filled(&mut c, "a", &["0.01", "1000"], &a_items);
+    filled(&mut c, "b", &["0.01", "1000"], &b_items);
+    expect_int(&mut c, &["CBF.ADD", "a", "x"], 1);
+    expect_ok(&mut c, &["CBF.MERGE", "once", "a"]);
+    expect_ok(&mut c, &["CBF.MERGE", "twice", "a", "a"]);
+    expect_int(&mut c, &["CBF.CARD", "twice"], 301);
+    let once = raw(&mut c, &["CBF.COUNT", "a", "x"]);
+    assert_eq!(raw(&mut c, &["CBF.COUNT", "twice", "x"]), once);
+    assert_eq!(dump(&mut c, "twice"), dump(&mut c, "once"));
+    // Into an existing destination, the repeats mixed with another source and itself.
+    expect_ok(&mut c, &["CBF.MERGE", "once", "b"]);
+    expect_ok(&mut c, &["CBF.MERGE", "twice", "b", "twice", "b", "b"]);
+    expect_int(&mut c, &["CBF.CARD", "twice"], 501);
+    assert_eq!(dump(&mut c, "twice"), dump(&mut c, "once"));
+}
+
 #[test]
 fn refusals_name_the_problem_and_change_nothing() {
     let s = Server::start();

@@ -6,7 +6,9 @@
 //! release documents, with the version that introduced it). Summaries and complexities are
 //! rsbloom's own words (rule `command-docs-words` of docs/differences.txt), so they are only
 //! checked to be there. rsbloom's own commands (BF.IMPORT, BF.EXPORT, CBF.*, APBF.*) give
-//! rsbloom's version as `since`.
+//! rsbloom's version as `since`, and so do rsbloom's own arguments of RedisBloom's commands
+//! (`SHARD`, `KEYED`, `BLOCKED`, valkey-bloom's three of BF.INSERT): without them, COMMAND
+//! DOCS is RedisBloom's exactly.
 
 use rsbloom_test_support as common;
 
@@ -242,6 +244,63 @@ const REDISBLOOM: &[(&str, &str, &[&str], &[&str], &str)] = &[
     ("tdigest.info", "2.4.0", &["dont_cache"], &[], "key:key#0"),
 ];
 
+/// rsbloom's own arguments of RedisBloom's commands, each at its place in the whole list
+/// (RedisBloom's arguments around them, unchanged): `@V` stands for rsbloom's version.
+/// Without the `@V` arguments, each list is RedisBloom's (the table above).
+const OWN_ARGUMENTS: &[(&str, &str)] = &[
+    (
+        "bf.reserve",
+        "key:key#0 error_rate:double capacity:integer \
+         expansion:block=EXPANSION?(expansion:integer) nonscaling:pure-token=NONSCALING? \
+         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
+         unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V",
+    ),
+    (
+        "bf.insert",
+        "key:key#0 capacity:block=CAPACITY?(capacity:integer) error:block=ERROR?(error:double) \
+         expansion:block=EXPANSION?(expansion:integer) nocreate:pure-token=NOCREATE? \
+         nonscaling:pure-token=NONSCALING? \
+         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
+         unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V \
+         tightening:block=TIGHTENING?@V(tightening_ratio:double) \
+         seed:block=SEED?@V(seed:string) \
+         validatescaleto:block=VALIDATESCALETO?@V(validatescaleto:integer) \
+         items:pure-token=ITEMS item:string*",
+    ),
+    (
+        "cf.reserve",
+        "key:key#0 capacity:integer bucketsize:block=BUCKETSIZE?(bucketsize:integer) \
+         maxiterations:block=MAXITERATIONS?(maxiterations:integer) \
+         expansion:block=EXPANSION?(expansion:integer) \
+         shard:block=SHARD?@V(name:string index:integer count:integer)",
+    ),
+    (
+        "cf.insert",
+        "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
+         nocreate:pure-token=NOCREATE? \
+         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         items:pure-token=ITEMS item:string*",
+    ),
+    (
+        "cf.insertnx",
+        "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
+         nocreate:pure-token=NOCREATE? \
+         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         items:pure-token=ITEMS item:string*",
+    ),
+];
+
+/// The arguments without rsbloom's own (those whose `since` is rsbloom's version).
+fn without_own(args: &[Value]) -> Vec<Value> {
+    let version = env!("CARGO_PKG_VERSION");
+    args.iter()
+        .filter(|a| field(a, "since").is_none_or(|v| as_text(&v) != version))
+        .cloned()
+        .collect()
+}
+
 fn array(v: &Value) -> &[Value] {
     match v {
         Value::Array(a) | Value::Set(a) => a,
@@ -354,10 +413,22 @@ fn command_docs_of_redisbloom_commands_are_redisbloom_s() {
         if got_history != history {
             wrong.push(format!("{name}: history {got_history:?}, not {history:?}"));
         }
-        let got = render(array(&field(&doc, "arguments").expect("arguments")));
+        let all = field(&doc, "arguments").expect("arguments");
+        let got = render(&without_own(array(&all)));
         let want = args.split_whitespace().collect::<Vec<_>>().join(" ");
         if got != want {
             wrong.push(format!("{name}: arguments\n  got  {got}\n  want {want}"));
+        }
+        let own = OWN_ARGUMENTS.iter().find(|o| o.0 == name);
+        let want_all = own.map_or(want, |o| {
+            let words = o.1.split_whitespace().collect::<Vec<_>>().join(" ");
+            words.replace("@V", &format!("@{}", env!("CARGO_PKG_VERSION")))
+        });
+        let got_all = render(array(&all));
+        if got_all != want_all {
+            wrong.push(format!(
+                "{name}: all arguments\n  got  {got_all}\n  want {want_all}"
+            ));
         }
         let got_tips = tips(&mut c, name);
         if got_tips != want_tips {

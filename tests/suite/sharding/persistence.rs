@@ -131,3 +131,53 @@ fn array_at(v: Value, i: usize) -> Value {
         other => panic!("not an array: {other:?}"),
     }
 }
+
+/// A client's RESTORE or COPY of a shard to a key outside its slots is refused (the server's
+/// replies: RESTORE's `Bad data format`, COPY's `module key failed to copy`), and nothing is
+/// written; to a key of the same slot both work. RENAME cannot be refused (the server asks
+/// the module nothing; a cluster keeps it in one slot): the renamed shard still routes as
+/// its place says, and the server's own loads (DEBUG RELOAD) keep it.
+#[test]
+fn restore_and_copy_outside_the_shard_s_slots_are_refused() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let shards = populate(&mut c);
+    for (family, key, i) in &shards {
+        let dumped = dump(&mut c, key);
+        // Keys whose own slots are outside shard i's.
+        let place = ShardPlace::new(NAME.as_bytes(), (*i).into(), COUNT.into()).unwrap();
+        let outside: Vec<String> = (0..)
+            .map(|j| format!("{family}:outside:{j}"))
+            .filter(|k| place.check_key(k.as_bytes()).is_err())
+            .take(3)
+            .collect();
+        let args: [&[u8]; 4] = [b"RESTORE", outside[0].as_bytes(), b"0", &dumped];
+        expect_err(&mut c, &args, "ERR Bad data format");
+        expect_err(
+            &mut c,
+            &["COPY", key, &outside[1]],
+            "ERR module key failed to copy",
+        );
+        for k in &outside[..2] {
+            expect_int(&mut c, &["EXISTS", k], 0);
+        }
+        let tag = &key[..key.find('}').unwrap() + 1];
+        let copied = format!("{tag}copied");
+        expect_int(&mut c, &["COPY", key, &copied], 1);
+        assert_same(
+            &mut c,
+            &[(family, copied, *i)],
+            std::slice::from_ref(&dumped),
+            "COPY",
+        );
+        let renamed = outside[2].clone();
+        expect_ok(&mut c, &["RENAME", key, &renamed]);
+        expect_ok(&mut c, &["DEBUG", "RELOAD"]);
+        assert_same(
+            &mut c,
+            &[(family, renamed, *i)],
+            std::slice::from_ref(&dumped),
+            "RENAME and DEBUG RELOAD",
+        );
+    }
+}

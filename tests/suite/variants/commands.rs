@@ -192,3 +192,76 @@ fn configs_make_implicit_filters_keyed_and_blocked() {
         expected_names(&["BLOCKED", "KEYED"])
     );
 }
+
+/// UNKEYED and UNBLOCKED opt a creation out of `bf.keyed-default` / `bf.blocked-default`
+/// (BF.RESERVE and BF.INSERT alike), each alone; with their opposite they are refused,
+/// nothing created.
+#[test]
+fn unkeyed_and_unblocked_opt_out_of_the_defaults() {
+    let server = Server::start();
+    let mut c = server.conn();
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.keyed-default", "yes"]);
+    expect_ok(&mut c, &["CONFIG", "SET", "bf.blocked-default", "yes"]);
+    let cases: [(&[&str], &[&str]); 4] = [
+        (&[], &["BLOCKED", "KEYED"]),
+        (&["UNKEYED"], &["BLOCKED"]),
+        (&["unblocked"], &["KEYED"]),
+        (&["UNBLOCKED", "UNKEYED"], &[]),
+    ];
+    for (n, (words, variant)) in cases.iter().enumerate() {
+        let key = format!("r{n}");
+        let mut args = vec!["BF.RESERVE", &key, "0.01", "100", "NONSCALING"];
+        args.extend(*words);
+        expect_ok(&mut c, &args);
+        assert_eq!(
+            info_names(&mut c, &key),
+            expected_names(variant),
+            "{args:?}"
+        );
+        let key = format!("i{n}");
+        let mut args = vec!["BF.INSERT", &key];
+        args.extend(*words);
+        args.extend(["ITEMS", "a"]);
+        assert_eq!(as_ints(&raw(&mut c, &args)), vec![1]);
+        assert_eq!(
+            info_names(&mut c, &key),
+            expected_names(variant),
+            "{args:?}"
+        );
+    }
+    // A plain filter exports to Guava's format; the defaults' filter does not.
+    expect_ok(
+        &mut c,
+        &[
+            "BF.RESERVE",
+            "g",
+            "0.01",
+            "100",
+            "NONSCALING",
+            "UNKEYED",
+            "UNBLOCKED",
+        ],
+    );
+    assert!(matches!(
+        raw(&mut c, &["BF.EXPORT", "g", "GUAVA"]),
+        redis::Value::BulkString(_)
+    ));
+    let conflict = "ERR KEYED and UNKEYED, or BLOCKED and UNBLOCKED, cannot be given together";
+    for words in [["KEYED", "UNKEYED"], ["UNBLOCKED", "BLOCKED"]] {
+        let mut args = vec!["BF.RESERVE", "x", "0.01", "100"];
+        args.extend(words);
+        expect_err(&mut c, &args, conflict);
+        let mut args = vec!["BF.INSERT", "x"];
+        args.extend(words);
+        args.extend(["ITEMS", "a"]);
+        expect_err(&mut c, &args, conflict);
+        expect_int(&mut c, &["EXISTS", "x"], 0);
+    }
+    // RedisBloom's format has no variants: the opt-outs change nothing there.
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "bf.new-filter-format", "redisbloom"],
+    );
+    expect_ok(&mut c, &["BF.RESERVE", "rb", "0.01", "100", "UNKEYED"]);
+    assert_eq!(as_text(&raw(&mut c, &["TYPE", "rb"])), "MBbloom--");
+}

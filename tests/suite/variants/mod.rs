@@ -5,6 +5,7 @@
 
 mod commands;
 mod persistence;
+mod secret;
 
 use rsbloom_test_support as common;
 

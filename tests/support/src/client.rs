@@ -386,3 +386,12 @@ pub fn config_get(con: &mut Connection, name: &str) -> String {
         other => panic!("CONFIG GET {name} answered {other:?}"),
     }
 }
+
+/// A COMMAND INFO flag in Redis's words: Valkey 8.1 and later call `skip_slowlog`
+/// `skip_commandlog` (its SLOWLOG became part of COMMANDLOG); the flag is the same.
+pub fn redis_flag_name(flag: String) -> String {
+    match flag.as_str() {
+        "skip_commandlog" => "skip_slowlog".into(),
+        _ => flag,
+    }
+}

@@ -50,7 +50,9 @@ impl RawConn {
         cmds.iter().map(|_| self.read_reply()).collect()
     }
 
-    fn read_reply(&mut self) -> Vec<u8> {
+    /// The next reply's exact bytes: one a command sent, or one the server pushes (MONITOR's
+    /// lines).
+    pub fn read_reply(&mut self) -> Vec<u8> {
         loop {
             if let Some(end) = reply_end(&self.buf, 0) {
                 return self.buf.drain(..end).collect();
