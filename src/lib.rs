@@ -38,8 +38,9 @@ use redis_module::{redis_module, Context, RedisString, Status};
 /// version is the crate's, COMMAND DOCS' `since` of its own commands.
 pub const MODULE_VERSION: i32 = 81200;
 
-/// The version as COMMAND DOCS shows it in `since`.
-const SINCE: &CStr =
+/// rsbloom's own version, Cargo.toml's: `INFO bf`'s `bf_version`, and COMMAND DOCS' `since`
+/// of rsbloom's own commands.
+pub const VERSION: &CStr =
     match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
         Ok(version) => version,
         Err(_) => c"0",
@@ -55,7 +56,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
         .and_then(|()| config::register(ctx, server.has_unprefixed_configs()))
-        .and_then(|()| commands::register::register(ctx, SINCE))
+        .and_then(|()| commands::register::register(ctx, VERSION))
         .and_then(|()| info::register(ctx));
     match result {
         Ok(()) => Status::Ok,
