@@ -108,9 +108,10 @@ deb() {
     rm -rf "$d"
     local doc=$d/usr/share/doc/rsbloom
     install -d "$d/DEBIAN" "$d/usr/lib/redis/modules" "$d/usr/bin" "$doc"
-    install -m 0644 "$BIN/librsbloom.so" "$d/usr/lib/redis/modules/librsbloom.so"
+    # Redis 7 refuses a module file without its execute bit ("does not have execute permissions").
+    install -m 0755 "$BIN/librsbloom.so" "$d/usr/lib/redis/modules/librsbloom.so"
     install -m 0755 "$BIN/rsbloom-cli" "$d/usr/bin/rsbloom-cli"
-    install -m 0644 README.md CHANGELOG.md packaging/INSTALL "$doc/"
+    install -m 0644 README.md CHANGELOG.md "$doc/"
     install -m 0644 packaging/debian/copyright "$doc/copyright"
     example_conf /usr/lib/redis/modules/librsbloom.so >"$doc/redis.conf.example"
     # A native package's changelog.gz is the Debian changelog: one entry naming the release.
@@ -134,7 +135,7 @@ deb() {
     find "$d" -depth -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
     dpkg-deb --root-owner-group -Zxz --build "$d" "$OUT/rsbloom_${VERSION}_$DEB_ARCH.deb" >/dev/null
     echo "dist: lintian:"
-    lintian --no-tag-display-limit "$OUT/rsbloom_${VERSION}_$DEB_ARCH.deb" | sed 's/^/    /' || true
+    lintian --tag-display-limit 0 "$OUT/rsbloom_${VERSION}_$DEB_ARCH.deb" | sed 's/^/    /' || true
 }
 
 # --- the clients ------------------------------------------------------------------------------
