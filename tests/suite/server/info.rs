@@ -50,10 +50,19 @@ fn info_bf_shows_rsbloom_version() {
     let server = Server::start();
     let mut con = server.conn();
     let version = env!("CARGO_PKG_VERSION");
-    assert_eq!(info_field(&mut con, "bf", "bf_version").as_deref(), Some(version));
+    assert_eq!(
+        info_field(&mut con, "bf", "bf_version").as_deref(),
+        Some(version)
+    );
     let all = info_section(&mut con, "bf");
-    assert!(all.contains("# bf\r\n"), "INFO bf has the module's section: {all}");
-    assert!(all.contains("# bf_bloom"), "INFO bf still has the families': {all}");
+    assert!(
+        all.contains("# bf\r\n"),
+        "INFO bf has the module's section: {all}"
+    );
+    assert!(
+        all.contains("# bf_bloom"),
+        "INFO bf still has the families': {all}"
+    );
     let everything = info_section(&mut con, "everything");
     assert!(everything.contains(&format!("bf_version:{version}\r\n")));
     assert_eq!(info_field(&mut con, "bf_bloom", "bf_version"), None);
