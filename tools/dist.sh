@@ -144,6 +144,8 @@ clients() {
     rm -rf "$py" clients/python/build clients/python/src/*.egg-info
     "$TOOLS/bin/python" -m build --outdir "$py" clients/python >/dev/null
     rm -rf clients/python/build clients/python/src/*.egg-info
+    # The wheel is reproducible as setuptools writes it (SOURCE_DATE_EPOCH); the sdist is not.
+    "$TOOLS/bin/python" tools/sdist-normalize.py "$py"/*.tar.gz "$SOURCE_DATE_EPOCH"
     "$TOOLS/bin/twine" check --strict "$py"/*
     cp "$py"/* "$OUT/"
     # The Node client once it exists (clients/node/package.json).
