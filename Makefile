@@ -14,6 +14,8 @@
 #   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
 #   make cluster       build, then a local cluster: 3 masters + 3 replicas on 127.0.0.1:7000-7005
 #   make cluster-stop  stop that cluster and remove its data (target/cluster/)
+#   make dist          release files into dist/: tarball (glibc 2.17+), .deb, Python wheel and sdist, SHA256SUMS
+#   make dist-check    dist/ used as a user would: tarball .so in every server, .deb installed and purged, wheel
 #   make clean         cargo clean: all of target/, the servers in target/servers/ included
 #
 # More on some of them:
@@ -24,6 +26,11 @@
 #   test-servers  SERVERS="redis-8.2 valkey-9.1" picks some; logs in target/servers/<name>.log
 #   test-guava    installs default-jdk-headless and libguava-java with apt if missing; the Java
 #                 side is tools/guava/GuavaProbe.java
+#   dist          tools/dist.sh: cargo-zigbuild with Zig (both from PyPI, in a venv under
+#                 target/dist-tools) links against glibc 2.17; lintian and dpkg-dev from apt if
+#                 missing; the Node client's `npm pack` once clients/node/package.json exists;
+#                 reproducible (SOURCE_DATE_EPOCH is the commit's time). docs/install.md
+#   dist-check    tools/dist-check.sh, after make dist; installs and purges the .deb (apt-get)
 #   fuzz-diff     STEPS (default 200000) random commands to RedisBloom 2.8.2 and rsbloom on Redis
 #                 7.4.1, SEED (default 1); DIFF_RB_SERVER=/path/redis-server and
 #                 DIFF_RB_MODULE=/path/redisbloom.so compare with another build (rsbloom then runs
@@ -143,6 +150,13 @@ deps-servers: deps-server
 
 clean:
 	$(CARGO) clean
+
+.PHONY: dist dist-check
+dist: deps-build
+	tools/dist.sh
+
+dist-check: deps-servers
+	tools/dist-check.sh
 
 # A local cluster to try sharded filters on (docs/sharding.md); CLUSTER_PORT moves it.
 cluster: deps-server build

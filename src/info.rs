@@ -1,6 +1,7 @@
-//! The module's own INFO sections (`INFO bf`, `INFO bf_bloom`, `INFO everything`): per
-//! family, the keys, their memory and items, and what was refused since the server started.
-//! Exporters turn these fields into metrics.
+//! The module's own INFO sections (`INFO bf`, `INFO bf_bloom`, `INFO everything`): the
+//! module's section `bf` with rsbloom's version (`bf_version`, the crate's, where `MODULE
+//! LIST` shows RedisBloom's number); then per family, the keys, their memory and items, and
+//! what was refused since the server started. Exporters turn these fields into metrics.
 //!
 //! The figures are kept as running totals, so INFO costs the same with a million keys as
 //! with one: a value adds its figures when it appears (created by a command, loaded from an
@@ -137,6 +138,15 @@ fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
     unsafe { add(ctx, name.as_ptr().cast_mut(), value) };
 }
 
+fn text_field(ctx: *mut raw::RedisModuleInfoCtx, name: &CStr, value: &CStr) {
+    let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldCString }) else {
+        return;
+    };
+    unsafe { add(ctx, name.as_ptr().cast_mut(), value.as_ptr().cast_mut()) };
+}
+
+/// Adds the section `name` (`bf_<name>`; an empty name is the module's own section, `bf`)
+/// if the caller asked for it.
 fn section(ctx: *mut raw::RedisModuleInfoCtx, name: &CStr) -> bool {
     let Some(add) = (unsafe { raw::RedisModule_InfoAddSection }) else {
         return false;
@@ -154,12 +164,15 @@ pub fn register(ctx: &Context) -> Result<(), String> {
     }
 }
 
-/// The INFO callback: one section per family, `bf_<family>`, its fields `bf_<family>_*`
+/// The INFO callback: the module's section `bf` (`bf_version`), then one section per family, `bf_<family>`, its fields `bf_<family>_*`
 /// (the server prefixes the module's name). A section the caller did not ask for is
 /// skipped by the server (`InfoAddSection` answers an error). Catches panics, as every
 /// callback does: one would abort the server.
 extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
+        if section(ctx, c"") {
+            text_field(ctx, c"version", crate::VERSION);
+        }
         for c in FAMILIES {
             if section(ctx, c.name) {
                 add_fields(ctx, c);

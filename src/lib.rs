@@ -36,6 +36,14 @@ use redis_module::{redis_module, Context, RedisString, Status};
 /// version is the crate's, COMMAND DOCS' `since` of its own commands.
 pub const MODULE_VERSION: i32 = 81200;
 
+/// rsbloom's own version, Cargo.toml's: `INFO bf`'s `bf_version`, and COMMAND DOCS' `since`
+/// of rsbloom's own commands and of the arguments it adds to RedisBloom's.
+pub const VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => c"0",
+    };
+
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     name_clash::reached_init();
     let server = server_options::Server::of(ctx);
@@ -46,7 +54,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
         .and_then(|()| config::register(ctx, server.has_unprefixed_configs()))
-        .and_then(|()| commands::register::register(ctx, commands::row::RSBLOOM_VERSION))
+        .and_then(|()| commands::register::register(ctx, VERSION))
         .and_then(|()| info::register(ctx));
     match result {
         Ok(()) => Status::Ok,

@@ -313,19 +313,11 @@ pub const fn keyword(name: &'static CStr, token: &'static CStr) -> ArgDoc {
     }
 }
 
-/// rsbloom's version, COMMAND DOCS' `since` of its own commands and of the arguments it adds
-/// to RedisBloom's.
-pub const RSBLOOM_VERSION: &CStr =
-    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
-        Ok(version) => version,
-        Err(_) => c"0",
-    };
-
 /// An argument of rsbloom's own in a RedisBloom command: `since` rsbloom's version, so a client
 /// that reads COMMAND DOCS tells it from RedisBloom's (which keep theirs unchanged).
 pub const fn own(a: ArgDoc) -> ArgDoc {
     ArgDoc {
-        since: Some(RSBLOOM_VERSION),
+        since: Some(crate::VERSION),
         ..a
     }
 }

@@ -42,6 +42,32 @@ fn section(con: &mut Connection, family: &str) -> Section {
     }
 }
 
+/// The module's own section, `# bf`, carries rsbloom's version from Cargo.toml (MODULE LIST
+/// keeps RedisBloom's number, module_list_reports_redisbloom_8_12); it comes with `INFO bf`
+/// and `INFO everything`, not with a family's section alone.
+#[test]
+fn info_bf_shows_rsbloom_version() {
+    let server = Server::start();
+    let mut con = server.conn();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        info_field(&mut con, "bf", "bf_version").as_deref(),
+        Some(version)
+    );
+    let all = info_section(&mut con, "bf");
+    assert!(
+        all.contains("# bf\r\n"),
+        "INFO bf has the module's section: {all}"
+    );
+    assert!(
+        all.contains("# bf_bloom"),
+        "INFO bf still has the families': {all}"
+    );
+    let everything = info_section(&mut con, "everything");
+    assert!(everything.contains(&format!("bf_version:{version}\r\n")));
+    assert_eq!(info_field(&mut con, "bf_bloom", "bf_version"), None);
+}
+
 /// What the keys say: (keys, memory, items) per family, from every key's own replies.
 fn from_keys(con: &mut Connection) -> [(i64, i64, i64); 2] {
     let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).expect("KEYS");
