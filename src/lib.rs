@@ -19,6 +19,8 @@ pub mod origin;
 pub mod server_options;
 pub mod size_limit;
 
+use std::ffi::CStr;
+
 use datatype::bloom::{BLOOM_TYPE, REDISBLOOM_TYPE};
 use datatype::cms::CMS_TYPE;
 use datatype::counting::COUNTING_TYPE;
