@@ -239,6 +239,8 @@ def main():
     p.add_argument("--n", type=int, default=20000)
     p.add_argument("--only")
     p.add_argument("--keep", help="a folder to keep each row's callgrind output in")
+    p.add_argument("--exact", action="store_true",
+                   help="--only names whole rows (`BF.ADD` alone, not `BF.ADD keyed`)")
     p.add_argument("--module-args", default="",
                    help="load arguments after the module path, e.g. 'new-filter-format valkey' "
                         "(valkey-bloom's keys, beside valkey-bloom's .so as --module)")
@@ -247,7 +249,8 @@ def main():
     print(f"module {args.module}\nserver {server}\nn {args.n} per command\n")
     print(f"{'command':<18} {'whole server':>14} {'module command':>16}")
     for label, setup, command in COMMANDS:
-        if args.only and not selected(args.only, label):
+        if args.only and not (label in args.only.split(",") if args.exact
+                              else selected(args.only, label)):
             continue
         with tempfile.TemporaryDirectory() as workdir:
             module = os.path.join(workdir, "module.so")
