@@ -148,8 +148,19 @@ impl ValkeyBloom {
         ItemHash::of(&self.filters[0], item)
     }
 
+    /// Whether the filter may hold `item`. Most absent items stop at their first bit
+    /// position, as in the crate valkey-bloom checks with: one SipHash call, not two.
     pub fn exists(&self, item: &[u8]) -> bool {
-        self.exists_hashed(item, self.hash(item))
+        let first = &self.filters[0];
+        let h0 = ItemHash::first_half(first, item);
+        if self
+            .filters
+            .iter()
+            .all(|f| f.same_keys(first) && !f.first_probe_set(h0))
+        {
+            return false;
+        }
+        self.exists_hashed(item, ItemHash::completed(first, item, h0))
     }
 
     /// [`exists`](Self::exists) with `hash` = [`hash`](Self::hash)`(item)`. A sub-filter
@@ -175,6 +186,10 @@ impl ValkeyBloom {
     /// Whether each item is in the filter (BF.MEXISTS): every item hashed once, the bit
     /// positions of the items [`PREFETCH_DISTANCE`] ahead requested before each lookup.
     pub fn exists_batch(&self, items: &[&[u8]]) -> Vec<bool> {
+        // Small sub-filters stay in cache: one lookup after another, each stopping early.
+        if !self.has_large() {
+            return items.iter().map(|i| self.exists(i)).collect();
+        }
         let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
         let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, self.has_large());
         first.iter().for_each(|&h| self.prefetch(h));

@@ -146,6 +146,14 @@ impl SubFilter {
         }
     }
 
+    /// Whether the item's first bit position (probe 0: `h0`, its hash under the first key)
+    /// is set. An item whose first bit is clear is absent, known from one SipHash call.
+    #[inline]
+    pub fn first_probe_set(&self, h0: u64) -> bool {
+        let p = (h0 % self.bits) as usize;
+        self.raw[HEADER_BYTES + p / 8] & (1 << (p % 8)) != 0
+    }
+
     fn probes(&self, hash: ItemHash) -> Probes {
         Probes {
             h0: hash.h0,
@@ -171,8 +179,20 @@ impl ItemHash {
     /// sub-filters of any k.
     #[inline]
     pub fn of(f: &SubFilter, item: &[u8]) -> ItemHash {
+        ItemHash::completed(f, item, ItemHash::first_half(f, item))
+    }
+
+    /// The item's first hash (under `f`'s first key): probe 0.
+    #[inline]
+    pub fn first_half(f: &SubFilter, item: &[u8]) -> u64 {
+        sip13_len_prefixed(f.keys[0], item)
+    }
+
+    /// The whole hash from its first half.
+    #[inline]
+    pub fn completed(f: &SubFilter, item: &[u8], h0: u64) -> ItemHash {
         ItemHash {
-            h0: sip13_len_prefixed(f.keys[0], item),
+            h0,
             h1: sip13_len_prefixed(f.keys[1], item),
         }
     }
