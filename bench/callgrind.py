@@ -175,13 +175,13 @@ def encode(args):
     return b"".join(out)
 
 
-def measure(server, module, setup, command, n, workdir):
+def measure(server, module, setup, command, n, workdir, module_args=()):
     port = free_port()
     out = os.path.join(workdir, "callgrind.out")
     proc = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
          server, "--port", str(port), "--bind", "127.0.0.1", "--dir", workdir, "--save", "",
-         "--appendonly", "no", "--hz", "1", "--loadmodule", module],
+         "--appendonly", "no", "--hz", "1", "--loadmodule", module, *module_args],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.time() + 60
@@ -239,17 +239,24 @@ def main():
     p.add_argument("--n", type=int, default=20000)
     p.add_argument("--only")
     p.add_argument("--keep", help="a folder to keep each row's callgrind output in")
+    p.add_argument("--exact", action="store_true",
+                   help="--only names whole rows (`BF.ADD` alone, not `BF.ADD keyed`)")
+    p.add_argument("--module-args", default="",
+                   help="load arguments after the module path, e.g. 'new-filter-format valkey' "
+                        "(valkey-bloom's keys, beside valkey-bloom's .so as --module)")
     args = p.parse_args()
     server = shutil.which(args.server) or args.server
     print(f"module {args.module}\nserver {server}\nn {args.n} per command\n")
     print(f"{'command':<18} {'whole server':>14} {'module command':>16}")
     for label, setup, command in COMMANDS:
-        if args.only and not selected(args.only, label):
+        if args.only and not (label in args.only.split(",") if args.exact
+                              else selected(args.only, label)):
             continue
         with tempfile.TemporaryDirectory() as workdir:
             module = os.path.join(workdir, "module.so")
             shutil.copy(args.module, module)
-            measured = measure(server, module, setup, command, args.n, workdir)
+            measured = measure(server, module, setup, command, args.n, workdir,
+                               args.module_args.split())
             if measured is None:
                 print(f"{label:<18} {'-':>14} {'-':>16}", flush=True)
                 continue

@@ -23,6 +23,11 @@ pub struct Figures {
     pub bytes: i64,
     /// Items inserted (BF.CARD, CF.INFO `Number of items inserted`).
     pub items: i64,
+    /// Arrays held (Bloom layers or sub-filters, cuckoo sub-filters).
+    pub parts: i64,
+    /// Items the value holds before it scales again (BF.INFO `Capacity`; 0 where the
+    /// family has none).
+    pub capacity: i64,
 }
 
 /// One family's running totals.
@@ -32,9 +37,15 @@ pub struct Counters {
     keys: AtomicI64,
     bytes: AtomicI64,
     items: AtomicI64,
+    parts: AtomicI64,
+    capacity: AtomicI64,
     refused_loads: AtomicU64,
     size_refusals: AtomicU64,
     defrag_moves: AtomicU64,
+    defrag_misses: AtomicU64,
+    /// The counters that also count everything counted here (valkey-bloom's figures are a
+    /// part of the Bloom family's).
+    also: Option<&'static Counters>,
     /// Adds refused because a sliding window was full (`bf_apbf` only).
     full_refusals: Option<AtomicU64>,
 }
@@ -46,10 +57,28 @@ impl Counters {
             keys: AtomicI64::new(0),
             bytes: AtomicI64::new(0),
             items: AtomicI64::new(0),
+            parts: AtomicI64::new(0),
+            capacity: AtomicI64::new(0),
             refused_loads: AtomicU64::new(0),
             size_refusals: AtomicU64::new(0),
             defrag_moves: AtomicU64::new(0),
+            defrag_misses: AtomicU64::new(0),
+            also: None,
             full_refusals: None,
+        }
+    }
+
+    /// Counters whose every figure `to` counts too.
+    const fn part_of(mut self, to: &'static Counters) -> Counters {
+        self.also = Some(to);
+        self
+    }
+
+    /// Runs `f` on these counters and on those that also count them.
+    fn each(&self, f: impl Fn(&Counters)) {
+        f(self);
+        if let Some(also) = self.also {
+            also.each(f);
         }
     }
 
@@ -61,44 +90,70 @@ impl Counters {
 
     /// A value appeared (a key created, loaded or copied).
     pub fn added(&self, f: Figures) {
-        self.keys.fetch_add(1, Relaxed);
-        self.bytes.fetch_add(f.bytes, Relaxed);
-        self.items.fetch_add(f.items, Relaxed);
+        self.each(|c| {
+            c.keys.fetch_add(1, Relaxed);
+            c.changed(f);
+        });
     }
 
     /// A value was freed.
     pub fn removed(&self, f: Figures) {
-        self.keys.fetch_sub(1, Relaxed);
-        self.bytes.fetch_sub(f.bytes, Relaxed);
-        self.items.fetch_sub(f.items, Relaxed);
+        self.each(|c| {
+            c.keys.fetch_sub(1, Relaxed);
+            c.changed(Figures {
+                bytes: f.bytes.wrapping_neg(),
+                items: f.items.wrapping_neg(),
+                parts: f.parts.wrapping_neg(),
+                capacity: f.capacity.wrapping_neg(),
+            });
+        });
     }
 
     /// A value's items changed by `delta`.
     pub fn items_changed(&self, delta: i64) {
-        self.items.fetch_add(delta, Relaxed);
+        self.each(|c| {
+            c.items.fetch_add(delta, Relaxed);
+        });
     }
 
-    /// A value's memory changed by `delta`.
-    pub fn bytes_changed(&self, delta: i64) {
-        self.bytes.fetch_add(delta, Relaxed);
+    /// A value's parts changed: its figures moved by `delta` (items are counted apart).
+    pub fn grew(&self, delta: Figures) {
+        self.each(|c| {
+            c.changed(Figures { items: 0, ..delta });
+        });
+    }
+
+    fn changed(&self, f: Figures) {
+        self.bytes.fetch_add(f.bytes, Relaxed);
+        self.items.fetch_add(f.items, Relaxed);
+        self.parts.fetch_add(f.parts, Relaxed);
+        self.capacity.fetch_add(f.capacity, Relaxed);
     }
 
     /// A value or a LOADCHUNK chunk was refused (bad data, or over the size limit).
     pub fn refused_load(&self, e: &Error) {
-        self.refused_loads.fetch_add(1, Relaxed);
+        self.each(|c| {
+            c.refused_loads.fetch_add(1, Relaxed);
+        });
         self.refused(e);
     }
 
-    /// Active defragmentation moved `blocks` heap blocks of a value.
-    pub fn defragged(&self, blocks: u64) {
-        self.defrag_moves.fetch_add(blocks, Relaxed);
+    /// Active defragmentation moved `moved` heap blocks of a value and left `missed` where
+    /// they were (the server found no better place).
+    pub fn defragged(&self, moved: u64, missed: u64) {
+        self.each(|c| {
+            c.defrag_moves.fetch_add(moved, Relaxed);
+            c.defrag_misses.fetch_add(missed, Relaxed);
+        });
     }
 
     /// Counts `e` if it is a refusal by `bf.max-filter-bytes`, or an add a full sliding
     /// window refused (its growth stopped by the limit, or out of layers).
     pub fn refused(&self, e: &Error) {
         if matches!(e, Error::TooLarge { .. } | Error::ApbfFull { .. }) {
-            self.size_refusals.fetch_add(1, Relaxed);
+            self.each(|c| {
+                c.size_refusals.fetch_add(1, Relaxed);
+            });
         }
         if let (Some(full), Error::ApbfFull { .. } | Error::ApbfMaxLayers) =
             (&self.full_refusals, e)
@@ -110,6 +165,9 @@ impl Counters {
 
 /// The Bloom family (`RSbloom--` and `MBbloom--` keys).
 pub static BLOOM: Counters = Counters::new(c"bloom");
+/// valkey-bloom's filters (`bloomfltr` keys), a part of the Bloom family: INFO shows them
+/// under valkey-bloom's own sections and names as well ([`add_valkey_sections`]).
+pub static VALKEY_BLOOM: Counters = Counters::new(c"bloom_valkey").part_of(&BLOOM);
 /// The cuckoo family (`MBbloomCF` keys).
 pub static CUCKOO: Counters = Counters::new(c"cuckoo");
 
@@ -178,7 +236,27 @@ extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report:
                 add_fields(ctx, c);
             }
         }
+        add_valkey_sections(ctx);
     }));
+}
+
+/// valkey-bloom's two sections and their fields, under its names (`bf_bloom_core_metrics`,
+/// `bf_bloom_defrag_metrics`), for its users' dashboards: its filters only.
+fn add_valkey_sections(ctx: *mut raw::RedisModuleInfoCtx) {
+    let c = &VALKEY_BLOOM;
+    let signed = |a: &AtomicI64| a.load(Relaxed).max(0);
+    let unsigned = |a: &AtomicU64| a.load(Relaxed).min(i64::MAX as u64) as i64;
+    if section(ctx, c"bloom_core_metrics") {
+        field(ctx, "bloom_total_memory_bytes", signed(&c.bytes));
+        field(ctx, "bloom_num_objects", signed(&c.keys));
+        field(ctx, "bloom_num_filters_across_objects", signed(&c.parts));
+        field(ctx, "bloom_num_items_across_objects", signed(&c.items));
+        field(ctx, "bloom_capacity_across_objects", signed(&c.capacity));
+    }
+    if section(ctx, c"bloom_defrag_metrics") {
+        field(ctx, "bloom_defrag_hits", unsigned(&c.defrag_moves));
+        field(ctx, "bloom_defrag_misses", unsigned(&c.defrag_misses));
+    }
 }
 
 fn add_fields(ctx: *mut raw::RedisModuleInfoCtx, c: &Counters) {

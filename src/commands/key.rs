@@ -152,8 +152,13 @@ impl<F: Family> Drop for Writing<'_, F> {
             F::counters().items_changed(items);
         }
         if self.value.parts() != self.parts {
-            let bytes = self.value.bytes().wrapping_sub(self.before.bytes);
-            F::counters().bytes_changed(bytes);
+            let now = self.value.figures();
+            F::counters().grew(Figures {
+                bytes: now.bytes.wrapping_sub(self.before.bytes),
+                items: 0,
+                parts: now.parts.wrapping_sub(self.before.parts),
+                capacity: now.capacity.wrapping_sub(self.before.capacity),
+            });
         }
     }
 }

@@ -69,9 +69,13 @@ impl Call<'_> {
         }
     }
 
-    /// The error for a wrong number of arguments, named as the command.
+    /// The error for a wrong number of arguments, named as the command was registered
+    /// (`BF.ADD` under valkey-bloom's rows, as valkey-bloom's error names it).
     pub fn wrong_arity(&self) -> Error {
-        self.command.wrong_arity()
+        match bf::valkey_rows::of(self.command) {
+            Some(row) => Error::WrongArity(row.name.to_str().unwrap_or("?")),
+            None => self.command.wrong_arity(),
+        }
     }
 
     /// A LOADCHUNK's refusal of a header or chunk for a `F` value: counted as a refused
@@ -114,9 +118,10 @@ pub unsafe fn run(
         args,
         command,
     };
-    let result = match command.arity.allows(args.len()) {
+    let allowed = command.arity.allows(args.len()) || bf::valkey_rows::allows(command, args.len());
+    let result = match allowed {
         true => catch_unwind(AssertUnwindSafe(|| handler(&call))),
-        false => Ok(Err(command.wrong_arity())),
+        false => Ok(Err(call.wrong_arity())),
     };
     let reply = match result {
         Ok(Ok(reply)) => reply,

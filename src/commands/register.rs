@@ -155,7 +155,7 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
             return Err(format!("command {:?} is not registered", command.name));
         }
         let family = family.to_str().unwrap_or_default();
-        let own = command.acl.names();
+        let own = bf::valkey_rows::of(command).map_or(command.acl.names(), |r| r.acl);
         let choices = [
             format!("{own} {family}"),
             own.to_string(),
@@ -190,16 +190,21 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
 /// `init` (commands can only be created while the module loads).
 pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
     let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
+    bf::valkey_rows::choose(crate::config::new_filters_valkey());
     for doc in commands() {
+        // valkey-bloom's name and flags for its commands, if its rows were chosen.
+        let valkey = bf::valkey_rows::of(doc);
+        let name = valkey.map_or(doc.name, |r| r.name);
+        let flags = valkey.map_or(doc.flags, |r| r.flags);
         // The key is argument 1 (first = last = 1, step 1), for cluster routing and ACLs;
         // a union's keys are every argument from 1.
         let (first, last, step) = doc.access.key_range();
         let status = unsafe {
             create(
                 ctx.ctx,
-                doc.name.as_ptr(),
+                name.as_ptr(),
                 Some(doc.callback),
-                doc.flags.as_ptr(),
+                flags.as_ptr(),
                 first,
                 last,
                 step,
@@ -260,7 +265,10 @@ fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             },
             history: c_history(doc),
             tips: opt_ptr(doc.docs.tips),
-            arity: doc.arity.redis(),
+            arity: match bf::valkey_rows::of(doc) {
+                Some(_) => -1,
+                None => doc.arity.redis(),
+            },
             key_specs: c_key_specs(doc.access),
             args: c_args(doc.args),
         };

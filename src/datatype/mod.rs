@@ -44,11 +44,18 @@ pub trait Family: Sized + 'static {
     /// How many arrays the value holds (Bloom layers, cuckoo sub-filters): cheap to read,
     /// and the only way its memory changes.
     fn parts(&self) -> usize;
+    /// Items before the value scales again (valkey-bloom's `capacity_across_objects`); 0
+    /// for families that do not count it.
+    fn capacity(&self) -> i64 {
+        0
+    }
     /// What this value counts for in the INFO counters.
     fn figures(&self) -> Figures {
         Figures {
             bytes: self.bytes(),
             items: self.items(),
+            parts: self.parts() as i64,
+            capacity: self.capacity(),
         }
     }
     /// Counts `e` as a refused load (a LOADCHUNK chunk or header) and hands it on, for
@@ -460,6 +467,7 @@ extern "C" fn copy<T: ValueType>(
 struct Defrag {
     ctx: *mut raw::RedisModuleDefragCtx,
     moved: u64,
+    missed: u64,
 }
 
 impl Relocate for Defrag {
@@ -467,6 +475,7 @@ impl Relocate for Defrag {
         let defrag_alloc = unsafe { raw::RedisModule_DefragAlloc }?;
         let moved = unsafe { defrag_alloc(self.ctx, block.cast()) };
         self.moved += !moved.is_null() as u64;
+        self.missed += moved.is_null() as u64;
         (!moved.is_null()).then_some(moved.cast())
     }
 }
@@ -478,7 +487,11 @@ extern "C" fn defrag<T: ValueType>(
     _key: *mut raw::RedisModuleString,
     value: *mut *mut c_void,
 ) -> c_int {
-    let mut mover = Defrag { ctx, moved: 0 };
+    let mut mover = Defrag {
+        ctx,
+        moved: 0,
+        missed: 0,
+    };
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: `*value` is a live value of type `T`; a moved box holds the same bytes.
         unsafe {
@@ -489,6 +502,6 @@ extern "C" fn defrag<T: ValueType>(
             v.relocate(&mut mover);
         }
     }));
-    T::Value::counters().defragged(mover.moved);
+    T::Value::counters().defragged(mover.moved, mover.missed);
     0
 }

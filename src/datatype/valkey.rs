@@ -53,9 +53,13 @@ impl Family for ValkeyBloom {
     fn type_of(&self) -> &'static RedisType {
         &VALKEY_TYPE
     }
-    /// Counted with the Bloom family's figures (INFO `bf_bloom`).
+    /// Counted under valkey-bloom's INFO names, and with the Bloom family's figures (INFO
+    /// `bf_bloom`).
     fn counters() -> &'static Counters {
-        &info::BLOOM
+        &info::VALKEY_BLOOM
+    }
+    fn capacity(&self) -> i64 {
+        ValkeyBloom::capacity(self)
     }
     fn items(&self) -> i64 {
         self.cardinality()

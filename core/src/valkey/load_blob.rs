@@ -4,7 +4,7 @@
 //! sequence of sub-filters), each sub-filter the crate's bytes (u64 length first), i64
 //! num_items, i64 capacity. Bytes after the last sub-filter are ignored, as bincode does.
 
-use super::object::{ValkeyBloom, MAX_FILTERS};
+use super::object::{plausible, plausible_rates, ValkeyBloom, MAX_FILTERS};
 use super::subfilter::{SubFilter, HEADER_BYTES};
 use crate::error::{Result, ValkeyError};
 
@@ -88,6 +88,13 @@ pub fn decode(blob: &[u8], limit: Option<u64>) -> Result<ValkeyBloom> {
     }
     if !(tightening > 0.0 && tightening < 1.0) {
         return Err(ValkeyError::ErrorRateRange.into());
+    }
+    // Counts, capacities and rates no valkey-bloom filter can hold (rsbloom's refusal:
+    // valkey-bloom takes them and fails later).
+    if !filters.iter().all(|f| plausible(f, fp_rate))
+        || !plausible_rates(fp_rate, tightening, count)
+    {
+        return Err(ValkeyError::DecodeFailed.into());
     }
     if filters.len() >= MAX_FILTERS {
         return Err(ValkeyError::MaxFilters.into());

@@ -7,8 +7,10 @@
 //! arithmetic over its Rust structs, reproduced here with those structs' sizes, including the
 //! capacity of its vector of sub-filters, which depends on how the object was made.
 
-use super::subfilter::{bitmap_bytes, Seed, SubFilter};
+use super::subfilter::{bitmap_bytes, ItemHash, Seed, SubFilter};
+use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::error::{Result, ValkeyError};
+use crate::memory::prefetch::with_ahead;
 
 /// `size_of` valkey-bloom's `BloomObject` (u32, two f64, bool, Vec).
 pub const OBJECT_BYTES: u64 = 48;
@@ -27,9 +29,10 @@ pub const FIXED_SEED: Seed = [
     152, 136, 135, 48, 127, 151, 205, 40, 7, 51, 131,
 ];
 
-/// The bytes valkey-bloom counts for a sub-filter of `capacity` at `fp` before making it.
-pub fn subfilter_size(capacity: u64, fp: f64) -> u64 {
-    SUBFILTER_BYTES + bitmap_bytes(capacity, fp)
+/// The bytes valkey-bloom counts for a sub-filter of `capacity` at `fp` before making it;
+/// None when no allocation could be that big (a capacity from hostile data).
+pub fn subfilter_size(capacity: u64, fp: f64) -> Option<u64> {
+    SUBFILTER_BYTES.checked_add(bitmap_bytes(capacity, fp))
 }
 
 /// The error rate of sub-filter `index`: refused when it is not above f64::MIN_POSITIVE
@@ -41,6 +44,23 @@ pub fn fp_rate_at(fp: f64, index: u64, tightening: f64) -> Result<f64> {
     } else {
         Err(ValkeyError::FpDegradesToZero.into())
     }
+}
+
+/// Whether a loaded sub-filter can be one valkey-bloom made in an object at error rate `fp`:
+/// no more items than its capacity (it scales at capacity), and bits enough for that capacity
+/// at `fp` (every sub-filter's rate is `fp` or tighter, which needs more bits). A count or
+/// capacity beyond these is refused at load, before any arithmetic reads it.
+pub fn plausible(f: &SubFilter, fp: f64) -> bool {
+    f.num_items >= 0
+        && f.num_items <= f.capacity
+        && f.capacity >= 1
+        && bitmap_bytes(f.capacity as u64, fp) <= f.bitmap_bytes()
+}
+
+/// Whether an object of `count` sub-filters at `fp` and `tightening` can exist: its last
+/// sub-filter's error rate is one a filter can be made for.
+pub fn plausible_rates(fp: f64, tightening: f64, count: u64) -> bool {
+    fp_rate_at(fp, count.saturating_sub(1), tightening).is_ok()
 }
 
 /// A Rust `Vec`'s capacity after one push onto a full one (amortized growth, at least 4 for
@@ -74,7 +94,9 @@ pub struct Shape {
 impl ValkeyBloom {
     /// A new filter; `limit` (bytes) for a client's create, None for a replicated one.
     pub fn create(shape: Shape, limit: Option<u64>) -> Result<ValkeyBloom> {
-        let needed = OBJECT_BYTES + SLOT_BYTES + subfilter_size(shape.capacity, shape.fp_rate);
+        let needed = subfilter_size(shape.capacity, shape.fp_rate)
+            .and_then(|s| s.checked_add(OBJECT_BYTES + SLOT_BYTES))
+            .ok_or(ValkeyError::ExceedsMemoryLimit)?;
         if limit.is_some_and(|l| needed > l) {
             return Err(ValkeyError::ExceedsMemoryLimit.into());
         }
@@ -120,8 +142,96 @@ impl ValkeyBloom {
         self.filters[0].capacity
     }
 
+    /// The item's hash under the first sub-filter's keys, which every sub-filter valkey-bloom
+    /// makes shares: one pair of SipHash calls per item per command, whatever the count.
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        ItemHash::of(&self.filters[0], item)
+    }
+
+    /// Whether the filter may hold `item`. Most absent items stop at their first bit
+    /// position, as in the crate valkey-bloom checks with: one SipHash call, not two.
     pub fn exists(&self, item: &[u8]) -> bool {
-        self.filters.iter().any(|f| f.check(item))
+        let first = &self.filters[0];
+        let h0 = ItemHash::first_half(first, item);
+        if self
+            .filters
+            .iter()
+            .all(|f| f.same_keys(first) && !f.first_probe_set(h0))
+        {
+            return false;
+        }
+        self.exists_hashed(item, ItemHash::completed(first, item, h0))
+    }
+
+    /// [`exists`](Self::exists) with `hash` = [`hash`](Self::hash)`(item)`. A sub-filter
+    /// keyed otherwise (only loaded data can hold one) hashes the item for itself.
+    fn exists_hashed(&self, item: &[u8], hash: ItemHash) -> bool {
+        let first = &self.filters[0];
+        self.filters.iter().any(|f| match f.same_keys(first) {
+            true => f.check_hashed(hash),
+            false => f.check(item),
+        })
+    }
+
+    /// Starts loading the item's bit positions in every large sub-filter.
+    fn prefetch(&self, hash: ItemHash) {
+        let first = &self.filters[0];
+        for f in &self.filters {
+            if f.bitmap_bytes() >= PREFETCH_MIN_BYTES && f.same_keys(first) {
+                f.prefetch(hash);
+            }
+        }
+    }
+
+    /// Whether each item is in the filter (BF.MEXISTS): every item hashed once, the bit
+    /// positions of the items [`PREFETCH_DISTANCE`] ahead requested before each lookup.
+    pub fn exists_batch(&self, items: &[&[u8]]) -> Vec<bool> {
+        // Small sub-filters stay in cache: one lookup after another, each stopping early.
+        if !self.has_large() {
+            return items.iter().map(|i| self.exists(i)).collect();
+        }
+        let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
+        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, self.has_large());
+        first.iter().for_each(|&h| self.prefetch(h));
+        walk.zip(items)
+            .map(|((hash, ahead), item)| {
+                if let Some(h) = ahead {
+                    self.prefetch(h);
+                }
+                self.exists_hashed(item, hash)
+            })
+            .collect()
+    }
+
+    /// [`add`](Self::add) for each item in order (BF.MADD, BF.INSERT), each result to
+    /// `each`, stopping after the first error; prefetching as [`exists_batch`](Self::exists_batch).
+    pub fn add_batch(
+        &mut self,
+        items: &[&[u8]],
+        limit: Option<u64>,
+        mut each: impl FnMut(Result<bool>),
+    ) {
+        let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
+        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, self.has_large());
+        first.iter().for_each(|&h| self.prefetch(h));
+        for ((hash, ahead), item) in walk.zip(items) {
+            if let Some(h) = ahead {
+                self.prefetch(h);
+            }
+            let result = self.add_hashed(item, hash, limit);
+            let stop = result.is_err();
+            each(result);
+            if stop {
+                break;
+            }
+        }
+    }
+
+    /// Whether any sub-filter is big enough for prefetching to pay.
+    fn has_large(&self) -> bool {
+        self.filters
+            .iter()
+            .any(|f| f.bitmap_bytes() >= PREFETCH_MIN_BYTES)
     }
 
     /// Items added (earlier sub-filters count as full), wrapping as valkey-bloom's i64 sum.
@@ -156,13 +266,21 @@ impl ValkeyBloom {
     /// Adds `item`: Ok(true) when added, Ok(false) when some sub-filter already has it.
     /// `limit` is the memory limit for a client's write, None for a replicated one.
     pub fn add(&mut self, item: &[u8], limit: Option<u64>) -> Result<bool> {
-        if self.exists(item) {
+        self.add_hashed(item, self.hash(item), limit)
+    }
+
+    fn add_hashed(&mut self, item: &[u8], hash: ItemHash, limit: Option<u64>) -> Result<bool> {
+        if self.exists_hashed(item, hash) {
             return Ok(false);
         }
         let count = self.filters.len();
+        let uniform = self.filters[count - 1].same_keys(&self.filters[0]);
         let last = self.filters.last_mut().expect("at least one sub-filter");
         if last.num_items < last.capacity {
-            last.set(item);
+            match uniform {
+                true => last.set_hashed(hash),
+                false => last.set(item),
+            }
             last.num_items += 1;
             return Ok(true);
         }
@@ -180,11 +298,15 @@ impl ValkeyBloom {
         if capacity <= 0 {
             return Err(ValkeyError::BadCapacity.into());
         }
-        if limit.is_some_and(|l| self.memory_usage() + subfilter_size(capacity as u64, rate) > l) {
+        let needed = subfilter_size(capacity as u64, rate)
+            .and_then(|s| s.checked_add(self.memory_usage()))
+            .ok_or(ValkeyError::ExceedsMemoryLimit)?;
+        if limit.is_some_and(|l| needed > l) {
             return Err(ValkeyError::ExceedsMemoryLimit.into());
         }
+        // The new sub-filter takes the first one's seed, so `hash` is its hash too.
         let mut next = SubFilter::new(capacity as u64, rate, &self.seed())?;
-        next.set(item);
+        next.set_hashed(hash);
         next.num_items = 1;
         self.filters
             .try_reserve(1)

@@ -4,7 +4,8 @@
 //! its item count (earlier sub-filters are full: their count is their capacity).
 
 use super::object::{
-    ValkeyBloom, FIXED_SEED, MAX_FILTERS, OBJECT_BYTES, SLOT_BYTES, SUBFILTER_BYTES,
+    plausible, plausible_rates, ValkeyBloom, FIXED_SEED, MAX_FILTERS, OBJECT_BYTES, SLOT_BYTES,
+    SUBFILTER_BYTES,
 };
 use super::subfilter::{SubFilter, HEADER_BYTES};
 use crate::error::{bad_data, Result, ValkeyError};
@@ -46,6 +47,11 @@ pub fn load(src: &mut dyn FieldSource, limit: Option<u64>) -> Result<ValkeyBloom
     if !(0.0..1.0).contains(&tightening) {
         return Err(bad_data(format!("bloomfltr tightening ratio {tightening}")));
     }
+    if !plausible_rates(fp_rate, tightening, count) {
+        return Err(bad_data(format!(
+            "bloomfltr of {count} sub-filters at error rate {fp_rate}, tightening {tightening}"
+        )));
+    }
     let seed_random = src.get_u64()? == 1;
     let mut filters: Vec<SubFilter> = Vec::new();
     let mut slots: u64 = 1;
@@ -78,6 +84,14 @@ pub fn load(src: &mut dyn FieldSource, limit: Option<u64>) -> Result<ValkeyBloom
         } else {
             capacity as i64
         };
+        if !plausible(&filter, fp_rate) {
+            return Err(bad_data(format!(
+                "bloomfltr sub-filter of {} bytes claims capacity {} and {} items",
+                filter.bitmap_bytes(),
+                filter.capacity,
+                filter.num_items
+            )));
+        }
         if !seed_random && filter.seed() != FIXED_SEED {
             return Err(bad_data("bloomfltr in fixed-seed mode with another seed"));
         }

@@ -10,6 +10,7 @@
 use crate::error::{bad_data, Result};
 use crate::hash::siphash::{sip13_len_prefixed, SipKey};
 use crate::memory::fallible;
+use crate::memory::prefetch::prefetch;
 
 /// Bytes before the bits.
 pub const HEADER_BYTES: usize = 1 + 8 + 4 + 32;
@@ -105,15 +106,94 @@ impl SubFilter {
     }
 
     pub fn check(&self, item: &[u8]) -> bool {
-        let bits = &self.raw[HEADER_BYTES..];
-        Probes::new(self, item).all(|p| bits[p / 8] & (1 << (p % 8)) != 0)
+        self.check_hashed(ItemHash::of(self, item))
     }
 
     pub fn set(&mut self, item: &[u8]) {
-        let probes = Probes::new(self, item);
+        self.set_hashed(ItemHash::of(self, item))
+    }
+
+    /// Whether this sub-filter is keyed like `other` (then an item's hash under one serves
+    /// the other: valkey-bloom gives every sub-filter the first one's seed).
+    pub fn same_keys(&self, other: &SubFilter) -> bool {
+        self.keys == other.keys
+    }
+
+    /// [`check`](Self::check) with the item's hash under this sub-filter's keys.
+    #[inline]
+    pub fn check_hashed(&self, hash: ItemHash) -> bool {
+        let bits = &self.raw[HEADER_BYTES..];
+        self.probes(hash).all(|p| bits[p / 8] & (1 << (p % 8)) != 0)
+    }
+
+    /// [`set`](Self::set) with the item's hash under this sub-filter's keys.
+    #[inline]
+    pub fn set_hashed(&mut self, hash: ItemHash) {
+        let probes = self.probes(hash);
         let bits = &mut self.raw[HEADER_BYTES..];
         for p in probes {
             bits[p / 8] |= 1 << (p % 8);
+        }
+    }
+
+    /// Starts loading the cache lines of the item's bit positions (a batch does this a few
+    /// items ahead, so the misses of a large sub-filter overlap).
+    #[inline]
+    pub fn prefetch(&self, hash: ItemHash) {
+        let bits = &self.raw[HEADER_BYTES..];
+        for p in self.probes(hash) {
+            prefetch(bits, p / 8);
+        }
+    }
+
+    /// Whether the item's first bit position (probe 0: `h0`, its hash under the first key)
+    /// is set. An item whose first bit is clear is absent, known from one SipHash call.
+    #[inline]
+    pub fn first_probe_set(&self, h0: u64) -> bool {
+        let p = (h0 % self.bits) as usize;
+        self.raw[HEADER_BYTES + p / 8] & (1 << (p % 8)) != 0
+    }
+
+    fn probes(&self, hash: ItemHash) -> Probes {
+        Probes {
+            h0: hash.h0,
+            h1: hash.h1,
+            bits: self.bits,
+            i: 0,
+            k: self.k,
+        }
+    }
+}
+
+/// An item's two SipHash values under a sub-filter's keys: computed once per command and
+/// reused by every sub-filter with the same keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemHash {
+    h0: u64,
+    h1: u64,
+}
+
+impl ItemHash {
+    /// The item's hash under `f`'s keys. The crate hashes with the second key only when
+    /// k > 1, and only probes from 2 on read it; it is computed always, so one hash serves
+    /// sub-filters of any k.
+    #[inline]
+    pub fn of(f: &SubFilter, item: &[u8]) -> ItemHash {
+        ItemHash::completed(f, item, ItemHash::first_half(f, item))
+    }
+
+    /// The item's first hash (under `f`'s first key): probe 0.
+    #[inline]
+    pub fn first_half(f: &SubFilter, item: &[u8]) -> u64 {
+        sip13_len_prefixed(f.keys[0], item)
+    }
+
+    /// The whole hash from its first half.
+    #[inline]
+    pub fn completed(f: &SubFilter, item: &[u8], h0: u64) -> ItemHash {
+        ItemHash {
+            h0,
+            h1: sip13_len_prefixed(f.keys[1], item),
         }
     }
 }
@@ -125,26 +205,6 @@ struct Probes {
     bits: u64,
     i: u32,
     k: u32,
-}
-
-impl Probes {
-    #[inline]
-    fn new(f: &SubFilter, item: &[u8]) -> Probes {
-        let h0 = sip13_len_prefixed(f.keys[0], item);
-        // The crate hashes with the second key only when k > 1.
-        let h1 = if f.k > 1 {
-            sip13_len_prefixed(f.keys[1], item)
-        } else {
-            0
-        };
-        Probes {
-            h0,
-            h1,
-            bits: f.bits,
-            i: 0,
-            k: f.k,
-        }
-    }
 }
 
 impl Iterator for Probes {

@@ -402,3 +402,131 @@ fn the_fuzz_harness_survives_mutated_seeds_and_past_findings() {
     }
     crate::testkit::replay_regressions(&[("valkey_value", crate::testkit::valkey::value)]);
 }
+
+/// A BF.LOAD blob of one sub-filter of `bits_bytes` bytes of bits (k 7, fixed seed) claiming
+/// `capacity` and `num_items`, at error rate 0.01, tightening `tightening`, expansion 2.
+fn one_filter_blob(bits_bytes: usize, capacity: i64, num_items: i64, tightening: f64) -> Vec<u8> {
+    let mut raw = vec![1u8];
+    raw.extend_from_slice(&(bits_bytes as u64).to_le_bytes());
+    raw.extend_from_slice(&7u32.to_le_bytes());
+    raw.extend_from_slice(&FIXED_SEED);
+    raw.resize(HEADER_BYTES + bits_bytes, 0);
+    let mut v = vec![1u8];
+    v.extend_from_slice(&2u32.to_le_bytes());
+    v.extend_from_slice(&0.01f64.to_le_bytes());
+    v.extend_from_slice(&tightening.to_le_bytes());
+    v.push(0);
+    v.extend_from_slice(&1u64.to_le_bytes());
+    v.extend_from_slice(&(raw.len() as u64).to_le_bytes());
+    v.extend_from_slice(&raw);
+    v.extend_from_slice(&num_items.to_le_bytes());
+    v.extend_from_slice(&capacity.to_le_bytes());
+    v
+}
+
+#[test]
+fn counts_and_capacities_no_filter_can_hold_are_refused_at_load() {
+    // The fuzz finding: a 266-byte sub-filter claiming capacity 7.1e17 and 2.5e18 items at
+    // tightening 1.4e-154, whose first add overflowed a size sum.
+    let found = one_filter_blob(
+        221,
+        710_000_000_000_000_000,
+        2_500_000_000_000_000_000,
+        1.4e-154,
+    );
+    assert_eq!(
+        load_blob::decode(&found, None).err(),
+        Some(ValkeyError::DecodeFailed.into())
+    );
+    let mut input = vec![1u8];
+    input.extend(&found);
+    crate::testkit::survive(&input, crate::testkit::valkey::value);
+    // 120 bytes of bits hold capacity 100 at 0.01 (bitmap_bytes gives 120): more items than
+    // the capacity, or a capacity the bits cannot hold at the object's rate, is refused.
+    assert!(load_blob::decode(&one_filter_blob(120, 100, 100, 0.5), None).is_ok());
+    assert!(load_blob::decode(&one_filter_blob(120, 100, 101, 0.5), None).is_err());
+    assert!(load_blob::decode(&one_filter_blob(120, 101, 0, 0.5), None).is_err());
+    // The RDB value: the same rules.
+    let load = |v: Vec<u8>| rdb::load(&mut Reader(&v), None).map(|_| ());
+    assert!(load(one_filter_value(|_| {}, 100, 0)).is_ok());
+    assert!(load(one_filter_value(|_| {}, 101, 0)).is_err());
+    assert!(load(one_filter_value(|_| {}, 1 << 62, 0)).is_err());
+}
+
+#[test]
+fn every_filter_valkey_bloom_makes_is_plausible() {
+    let mut rng = Rng::new(0x91a);
+    for _ in 0..30 {
+        let b = filled(&mut rng);
+        // (The vector capacity a blob gives is its own: only the sub-filters are compared.)
+        let again = load_blob::decode(&load_blob::encode(&b), None).unwrap();
+        assert_eq!(again.filters(), b.filters());
+        let again = rdb::load(&mut Reader(&rdb_bytes(&b)), None).unwrap();
+        assert_eq!(again.filters(), b.filters());
+    }
+}
+
+#[test]
+fn batches_hash_once_and_answer_as_single_commands() {
+    // A filter that has scaled five times (six sub-filters), and one past the prefetch
+    // threshold (2 MiB of bits): batch adds leave the same bytes as one add after another,
+    // batch lookups answer as one lookup after another.
+    let mut rng = Rng::new(0x5ca1e);
+    for capacity in [10u64, 3_000_000] {
+        let shape = Shape {
+            capacity,
+            fp_rate: 0.01,
+            tightening: 0.5,
+            expansion: 2,
+            seed: seed(&mut rng),
+            seed_random: true,
+        };
+        let n = (capacity * 63) as usize;
+        let added = items(&mut rng, n.min(700));
+        let mut one = ValkeyBloom::create(shape, None).unwrap();
+        let mut batch = one.clone();
+        let singles: Vec<bool> = added.iter().map(|i| one.add(i, None).unwrap()).collect();
+        let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
+        let mut batched = Vec::new();
+        for chunk in refs.chunks(100) {
+            batch.add_batch(chunk, None, |r| batched.push(r.unwrap()));
+        }
+        assert_eq!(batched, singles);
+        assert_eq!(batch, one);
+        if capacity == 10 {
+            assert_eq!(one.filters().len(), 6, "scaled five times");
+        }
+        let mut probe = items(&mut rng, 300);
+        probe.extend(added.iter().take(300).cloned());
+        let refs: Vec<&[u8]> = probe.iter().map(Vec::as_slice).collect();
+        let expected: Vec<bool> = probe.iter().map(|i| one.exists(i)).collect();
+        assert_eq!(one.exists_batch(&refs), expected);
+        assert!(expected[300..].iter().all(|&x| x));
+    }
+}
+
+#[test]
+fn a_sub_filter_keyed_otherwise_is_still_found() {
+    // Only loaded data can hold one: the object hashes the item again for it.
+    let mut rng = Rng::new(0xa11);
+    let mut b = filled(&mut rng);
+    while b.filters().len() < 2 {
+        b = filled(&mut rng);
+    }
+    let mut blob = load_blob::encode(&b);
+    // The second sub-filter's seed: after the header (30 bytes), the first sub-filter (its
+    // length, bytes, two counts) and the second's length and first 13 bytes.
+    let first_len = b.filters()[0].as_bytes().len();
+    let at = 30 + 8 + first_len + 16 + 8 + 13;
+    blob[at] ^= 0xff;
+    let mut other = load_blob::decode(&blob, None).unwrap();
+    assert!(!other.filters()[1].same_keys(&other.filters()[0]));
+    let fresh = items(&mut rng, 50);
+    for item in &fresh {
+        if other.add(item, None).unwrap() {
+            assert!(other.exists(item));
+        }
+    }
+    let refs: Vec<&[u8]> = fresh.iter().map(Vec::as_slice).collect();
+    assert!(other.exists_batch(&refs).iter().all(|&x| x));
+}

@@ -169,6 +169,11 @@ pub fn insert(call: &Call) -> Result<Reply> {
     if let Some(reply) = super::valkey::insert(call)? {
         return Ok(reply);
     }
+    // Under valkey-bloom's rows a key alone reaches here (see `valkey_rows`): rsbloom's
+    // grammar still needs `ITEMS item`.
+    if !call.command.arity.allows(call.args.len()) {
+        return Err(call.wrong_arity());
+    }
     let mut new = Creation::defaults();
     let mut nocreate = false;
     let first_item = options::INSERT.run(

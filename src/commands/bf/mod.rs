@@ -11,6 +11,7 @@ pub mod rows;
 pub mod scandump;
 pub mod transfer;
 pub mod valkey;
+pub mod valkey_rows;
 
 use redis_module::Context;
 use rsbloom_core::bloom::codec::scandump::header_of_meta;

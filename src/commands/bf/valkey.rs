@@ -12,6 +12,7 @@
 use std::ffi::CString;
 
 use redis_module::raw;
+use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result, ValkeyError};
 use rsbloom_core::valkey::object::max_scaled_capacity;
 use rsbloom_core::valkey::subfilter::Seed;
@@ -58,6 +59,13 @@ fn not_ours() -> bool {
 /// The key's filter if it is valkey-bloom's; None for a missing key or any other type.
 fn held(key: &Key) -> Option<&ValkeyBloom> {
     key.read::<ValkeyBloom>().ok().flatten()
+}
+
+/// The key holds a value of another module or of the server's own types: valkey-bloom's
+/// BF.EXISTS and BF.MEXISTS answer WRONGTYPE there (RedisBloom's, and rsbloom's on its
+/// own dialect, answer 0).
+fn holds_no_bloom(key: &Key) -> bool {
+    !key.is_empty() && key.read::<ValkeyBloom>().is_err() && key.read::<Chain>().is_err()
 }
 
 fn text(arg: &Arg) -> String {
@@ -143,7 +151,8 @@ fn replicate_creation(call: &Call, bloom: &ValkeyBloom, items: &[Arg]) {
     call.ctx.replicate("BF.INSERT", args.as_slice());
 }
 
-/// Adds `items` in order, stopping at the first error; `each` gets every result.
+/// Adds `items` in order (each hashed once), stopping at the first error; `each` gets every
+/// result.
 fn add_items(
     bloom: &mut Writing<ValkeyBloom>,
     items: &[Arg],
@@ -151,18 +160,14 @@ fn add_items(
     mut each: impl FnMut(Result<bool>),
 ) -> (usize, bool) {
     let (mut done, mut added) = (0, false);
-    for item in items {
-        let result = bloom.add(item.as_slice(), limit);
-        let ok = result.is_ok();
+    let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
+    bloom.add_batch(&items, limit, |result| {
         if let Ok(a) = result {
             added |= a;
             done += 1;
         }
         each(result);
-        if !ok {
-            break;
-        }
-    }
+    });
     (done, added)
 }
 
@@ -271,6 +276,7 @@ pub fn exists(call: &Call) -> Result<Option<Reply>> {
     Ok(match held(&key) {
         Some(b) => Some(Reply::Int(b.exists(call.args[2].as_slice()) as i64)),
         None if creates_valkey() && key.is_empty() => Some(Reply::Int(0)),
+        None if creates_valkey() && holds_no_bloom(&key) => return Err(Error::WrongType),
         None => None,
     })
 }
@@ -283,15 +289,17 @@ pub fn mexists(call: &Call) -> Result<Option<Reply>> {
     let key = open_read(call);
     let items = &call.args[2..];
     Ok(match held(&key) {
-        Some(b) => Some(Reply::Array(
-            items
-                .iter()
-                .map(|i| Reply::Int(b.exists(i.as_slice()) as i64))
-                .collect(),
-        )),
+        Some(b) => {
+            let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
+            let found = b.exists_batch(&items);
+            Some(Reply::Array(
+                found.into_iter().map(|f| Reply::Int(f as i64)).collect(),
+            ))
+        }
         None if creates_valkey() && key.is_empty() => {
             Some(Reply::Array(items.iter().map(|_| Reply::Int(0)).collect()))
         }
+        None if creates_valkey() && holds_no_bloom(&key) => return Err(Error::WrongType),
         None => None,
     })
 }
@@ -375,7 +383,8 @@ pub fn reserve(call: &Call) -> Result<Option<Reply>> {
     }
     {
         let key = open_read(call);
-        let ours = held(&key).is_some() || (creates_valkey() && key.is_empty());
+        let ours = held(&key).is_some()
+            || (creates_valkey() && key.is_empty() && !names_own_option(&call.args[4..]));
         if !ours {
             return Ok(None);
         }
@@ -427,6 +436,15 @@ fn names_valkey_option(args: &[Arg]) -> bool {
         })
 }
 
+/// BF.RESERVE's and BF.INSERT's words that only rsbloom has (SHARD, KEYED, BLOCKED): a
+/// missing key given one is created as rsbloom's own filter, whatever
+/// `bf.new-filter-format` says (valkey-bloom has no such filters).
+fn names_own_option(args: &[Arg]) -> bool {
+    args.iter()
+        .take_while(|a| !grammar::is(a, "ITEMS"))
+        .any(|a| grammar::is(a, "SHARD") || grammar::is(a, "KEYED") || grammar::is(a, "BLOCKED"))
+}
+
 /// BF.INSERT on a valkey-bloom key, or creating one.
 pub fn insert(call: &Call) -> Result<Option<Reply>> {
     if not_ours() && !names_valkey_option(&call.args[2..]) {
@@ -434,8 +452,11 @@ pub fn insert(call: &Call) -> Result<Option<Reply>> {
     }
     {
         let key = open_read(call);
+        let options = &call.args[2..];
         let ours = held(&key).is_some()
-            || (key.is_empty() && (creates_valkey() || names_valkey_option(&call.args[2..])));
+            || (key.is_empty()
+                && !names_own_option(options)
+                && (creates_valkey() || names_valkey_option(options)));
         if !ours {
             return Ok(None);
         }

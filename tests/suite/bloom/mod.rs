@@ -25,3 +25,4 @@ mod replication;
 mod resp3;
 mod scaling;
 mod valkey;
+mod valkey_dialect;
