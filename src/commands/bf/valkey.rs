@@ -105,7 +105,7 @@ fn parse_expansion(arg: &Arg) -> Result<u32> {
 
 /// 32 random bytes (a new filter's seed with `bf.bloom-use-random-seed yes`).
 fn random_seed() -> Result<Seed> {
-    Ok(rsbloom_core::random::bytes::<32>()?)
+    rsbloom_core::random::bytes::<32>()
 }
 
 /// The configured shape of a new filter (what BF.ADD / BF.MADD create).
