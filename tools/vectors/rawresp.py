@@ -155,3 +155,30 @@ class Server:
             self.proc.kill()
         self.proc.wait()
         self.log.close()
+
+
+def record_scripts(vectors, server, module, extra=()):
+    """Sends each `NAME.script` of `vectors` to a fresh server with `module` loaded and writes
+    `NAME.commands.tsv` beside it (the format record_redisbloom8.py describes)."""
+    names = sorted(f[: -len(".script")] for f in os.listdir(vectors) if f.endswith(".script"))
+    for name in names:
+        srv = Server(server, module, extra=extra)
+        try:
+            conns = {2: Conn(srv.port, 2), 3: Conn(srv.port, 3)}
+            lines = []
+            seq = 0
+            with open(os.path.join(vectors, name + ".script")) as f:
+                for raw in f.read().split("\n"):
+                    if not raw or raw.startswith("#"):
+                        continue
+                    cols = raw.split("\t")
+                    proto, args = int(cols[0]), [unescape(c) for c in cols[1:]]
+                    seq += 1
+                    reply = conns[proto].send(args)
+                    lines.append("\t".join([str(seq), str(proto), escape(reply)] +
+                                           [escape(a) for a in args]))
+            with open(os.path.join(vectors, name + ".commands.tsv"), "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(f"{name}: {seq} commands")
+        finally:
+            srv.stop()

@@ -19,30 +19,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 VECTORS = os.path.join(HERE, "..", "..", "tests", "vectors", "redisbloom8")
 sys.path.insert(0, HERE)
-from rawresp import Conn, Server, escape, unescape  # noqa: E402
-
-
-def record(server, module, name):
-    srv = Server(server, module)
-    try:
-        conns = {2: Conn(srv.port, 2), 3: Conn(srv.port, 3)}
-        lines = []
-        seq = 0
-        with open(os.path.join(VECTORS, name + ".script")) as f:
-            for raw in f.read().split("\n"):
-                if not raw or raw.startswith("#"):
-                    continue
-                cols = raw.split("\t")
-                proto, args = int(cols[0]), [unescape(c) for c in cols[1:]]
-                seq += 1
-                reply = conns[proto].send(args)
-                lines.append("\t".join([str(seq), str(proto), escape(reply)] +
-                                       [escape(a) for a in args]))
-        with open(os.path.join(VECTORS, name + ".commands.tsv"), "w") as f:
-            f.write("\n".join(lines) + "\n")
-        print(f"{name}: {seq} commands")
-    finally:
-        srv.stop()
+from rawresp import record_scripts  # noqa: E402
 
 
 def main():
@@ -50,9 +27,7 @@ def main():
     p.add_argument("--server", required=True)
     p.add_argument("--module", required=True)
     args = p.parse_args()
-    names = sorted(f[:-len(".script")] for f in os.listdir(VECTORS) if f.endswith(".script"))
-    for name in names:
-        record(args.server, args.module, name)
+    record_scripts(VECTORS, args.server, args.module)
 
 
 if __name__ == "__main__":
