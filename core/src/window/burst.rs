@@ -193,6 +193,11 @@ impl WindowFilter {
         };
         self.drop_expired_layers(now);
         if let Some(ring) = new {
+            // `next_layer` took a level no live layer has; a dead layer can still hold it
+            // when `drop_from` says none is due yet (a value whose layer clock runs ahead
+            // of its generations' times, as a RESTORE may carry). Levels stay unique, or
+            // the value would not load again.
+            self.layers.retain(|l| l.level != level);
             let at = self.layers.partition_point(|l| l.level < level);
             self.layers.insert(at, Layer { level, ring });
             self.counted.changes = self.counted.changes.wrapping_add(1);
