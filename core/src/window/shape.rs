@@ -105,7 +105,9 @@ fn largest_load(k: u32, n: u32, target: f64) -> f64 {
 /// shape of at most [`MAX_SLICES`] slices reaches the rate.
 pub fn choose(window: Window, error_rate: f64, capacity: u64) -> Option<Shape> {
     // A run of k among about k slices half full: 2^-k, so k starts near log2(1 / rate).
-    let k0 = (1.0 / error_rate).log2().floor().max(1.0) as u32;
+    // No run is longer than the ring: clamped, so a rate near 0 (a loaded layer's, halved
+    // per level) neither overflows k nor searches shapes that cannot exist.
+    let k0 = (1.0 / error_rate).log2().floor().clamp(1.0, MAX_SLICES as f64) as u32;
     let mut best: Option<(f64, u32, u32, f64)> = None;
     for k in k0.saturating_sub(2).max(1)..=k0 + 10 {
         let target = error_rate / margin(k);
