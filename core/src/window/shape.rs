@@ -107,7 +107,10 @@ pub fn choose(window: Window, error_rate: f64, capacity: u64) -> Option<Shape> {
     // A run of k among about k slices half full: 2^-k, so k starts near log2(1 / rate).
     // No run is longer than the ring: clamped, so a rate near 0 (a loaded layer's, halved
     // per level) neither overflows k nor searches shapes that cannot exist.
-    let k0 = (1.0 / error_rate).log2().floor().clamp(1.0, MAX_SLICES as f64) as u32;
+    let k0 = (1.0 / error_rate)
+        .log2()
+        .floor()
+        .clamp(1.0, MAX_SLICES as f64) as u32;
     let mut best: Option<(f64, u32, u32, f64)> = None;
     for k in k0.saturating_sub(2).max(1)..=k0 + 10 {
         let target = error_rate / margin(k);
