@@ -148,36 +148,47 @@ impl ValkeyBloom {
         ItemHash::of(&self.filters[0], item)
     }
 
+    /// Whether every sub-filter is keyed like the first, as valkey-bloom makes them (only
+    /// loaded data can differ). Decided once per command: adds never change it, since a new
+    /// sub-filter takes the first one's seed.
+    fn uniform(&self) -> bool {
+        let first = &self.filters[0];
+        self.filters.iter().all(|f| f.same_keys(first))
+    }
+
     /// Whether the filter may hold `item`. Most absent items stop at their first bit
     /// position, as in the crate valkey-bloom checks with: one SipHash call, not two.
     pub fn exists(&self, item: &[u8]) -> bool {
+        self.exists_one(item, self.uniform())
+    }
+
+    /// [`exists`](Self::exists), `uniform` being [`uniform`](Self::uniform)`()`; a filter
+    /// keyed otherwise hashes the item under each sub-filter's keys, as the crate does.
+    fn exists_one(&self, item: &[u8], uniform: bool) -> bool {
+        if !uniform {
+            return self.filters.iter().any(|f| f.check(item));
+        }
         let first = &self.filters[0];
         let h0 = ItemHash::first_half(first, item);
-        if self
-            .filters
-            .iter()
-            .all(|f| f.same_keys(first) && !f.first_probe_set(h0))
-        {
+        if self.filters.iter().all(|f| !f.first_probe_set(h0)) {
             return false;
         }
-        self.exists_hashed(item, ItemHash::completed(first, item, h0))
+        self.exists_hashed(item, ItemHash::completed(first, item, h0), true)
     }
 
-    /// [`exists`](Self::exists) with `hash` = [`hash`](Self::hash)`(item)`. A sub-filter
-    /// keyed otherwise (only loaded data can hold one) hashes the item for itself.
-    fn exists_hashed(&self, item: &[u8], hash: ItemHash) -> bool {
-        let first = &self.filters[0];
-        self.filters.iter().any(|f| match f.same_keys(first) {
-            true => f.check_hashed(hash),
-            false => f.check(item),
-        })
+    /// [`exists_one`](Self::exists_one) with `hash` = [`hash`](Self::hash)`(item)`.
+    fn exists_hashed(&self, item: &[u8], hash: ItemHash, uniform: bool) -> bool {
+        match uniform {
+            true => self.filters.iter().any(|f| f.check_hashed(hash)),
+            false => self.filters.iter().any(|f| f.check(item)),
+        }
     }
 
-    /// Starts loading the item's bit positions in every large sub-filter.
+    /// Starts loading the item's bit positions in every large sub-filter (of a uniform
+    /// filter: `hash` is every sub-filter's).
     fn prefetch(&self, hash: ItemHash) {
-        let first = &self.filters[0];
         for f in &self.filters {
-            if f.bitmap_bytes() >= PREFETCH_MIN_BYTES && f.same_keys(first) {
+            if f.bitmap_bytes() >= PREFETCH_MIN_BYTES {
                 f.prefetch(hash);
             }
         }
@@ -186,19 +197,20 @@ impl ValkeyBloom {
     /// Whether each item is in the filter (BF.MEXISTS): every item hashed once, the bit
     /// positions of the items [`PREFETCH_DISTANCE`] ahead requested before each lookup.
     pub fn exists_batch(&self, items: &[&[u8]]) -> Vec<bool> {
+        let uniform = self.uniform();
         // Small sub-filters stay in cache: one lookup after another, each stopping early.
-        if !self.has_large() {
-            return items.iter().map(|i| self.exists(i)).collect();
+        if !uniform || !self.has_large() {
+            return items.iter().map(|i| self.exists_one(i, uniform)).collect();
         }
         let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
-        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, self.has_large());
+        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, true);
         first.iter().for_each(|&h| self.prefetch(h));
         walk.zip(items)
             .map(|((hash, ahead), item)| {
                 if let Some(h) = ahead {
                     self.prefetch(h);
                 }
-                self.exists_hashed(item, hash)
+                self.exists_hashed(item, hash, true)
             })
             .collect()
     }
@@ -211,14 +223,16 @@ impl ValkeyBloom {
         limit: Option<u64>,
         mut each: impl FnMut(Result<bool>),
     ) {
+        let uniform = self.uniform();
         let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
-        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, self.has_large());
+        let ahead = uniform && self.has_large();
+        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, ahead);
         first.iter().for_each(|&h| self.prefetch(h));
-        for ((hash, ahead), item) in walk.zip(items) {
-            if let Some(h) = ahead {
+        for ((hash, next), item) in walk.zip(items) {
+            if let Some(h) = next {
                 self.prefetch(h);
             }
-            let result = self.add_hashed(item, hash, limit);
+            let result = self.add_hashed(item, hash, uniform, limit);
             let stop = result.is_err();
             each(result);
             if stop {
@@ -266,15 +280,22 @@ impl ValkeyBloom {
     /// Adds `item`: Ok(true) when added, Ok(false) when some sub-filter already has it.
     /// `limit` is the memory limit for a client's write, None for a replicated one.
     pub fn add(&mut self, item: &[u8], limit: Option<u64>) -> Result<bool> {
-        self.add_hashed(item, self.hash(item), limit)
+        self.add_hashed(item, self.hash(item), self.uniform(), limit)
     }
 
-    fn add_hashed(&mut self, item: &[u8], hash: ItemHash, limit: Option<u64>) -> Result<bool> {
-        if self.exists_hashed(item, hash) {
+    /// [`add`](Self::add) with `hash` = [`hash`](Self::hash)`(item)` and `uniform` =
+    /// [`uniform`](Self::uniform)`()`.
+    fn add_hashed(
+        &mut self,
+        item: &[u8],
+        hash: ItemHash,
+        uniform: bool,
+        limit: Option<u64>,
+    ) -> Result<bool> {
+        if self.exists_hashed(item, hash, uniform) {
             return Ok(false);
         }
         let count = self.filters.len();
-        let uniform = self.filters[count - 1].same_keys(&self.filters[0]);
         let last = self.filters.last_mut().expect("at least one sub-filter");
         if last.num_items < last.capacity {
             match uniform {
