@@ -30,6 +30,19 @@ pub struct Figures {
     pub capacity: i64,
 }
 
+impl Figures {
+    /// What changed from `before` to these figures, field by field (wrapping, as loaded
+    /// values may claim counts at the ends of the range).
+    pub fn since(self, before: Figures) -> Figures {
+        Figures {
+            bytes: self.bytes.wrapping_sub(before.bytes),
+            items: self.items.wrapping_sub(before.items),
+            parts: self.parts.wrapping_sub(before.parts),
+            capacity: self.capacity.wrapping_sub(before.capacity),
+        }
+    }
+}
+
 /// One family's running totals.
 pub struct Counters {
     /// The INFO section's name (`bf_<name>`) and its fields' prefix.
@@ -100,12 +113,7 @@ impl Counters {
     pub fn removed(&self, f: Figures) {
         self.each(|c| {
             c.keys.fetch_sub(1, Relaxed);
-            c.changed(Figures {
-                bytes: f.bytes.wrapping_neg(),
-                items: f.items.wrapping_neg(),
-                parts: f.parts.wrapping_neg(),
-                capacity: f.capacity.wrapping_neg(),
-            });
+            c.changed(Figures::default().since(f));
         });
     }
 
@@ -116,11 +124,10 @@ impl Counters {
         });
     }
 
-    /// A value's parts changed: its figures moved by `delta` (items are counted apart).
+    /// A value's parts changed: its figures moved by `delta` (items are counted apart, by
+    /// [`items_changed`](Self::items_changed), so `delta.items` is 0).
     pub fn grew(&self, delta: Figures) {
-        self.each(|c| {
-            c.changed(Figures { items: 0, ..delta });
-        });
+        self.each(|c| c.changed(delta));
     }
 
     fn changed(&self, f: Figures) {
@@ -186,6 +193,17 @@ pub static APBF: Counters = Counters::new(c"apbf").with_full_refusals();
 /// Every family's counters, in INFO order.
 static FAMILIES: [&Counters; 7] = [&BLOOM, &CUCKOO, &CMS, &TOPK, &TDIGEST, &CBF, &APBF];
 
+/// A running total as INFO shows it: never below 0 (a total briefly negative while a value
+/// is replaced reads as none).
+fn signed(a: &AtomicI64) -> i64 {
+    a.load(Relaxed).max(0)
+}
+
+/// A count as INFO's signed field holds it.
+fn unsigned(a: &AtomicU64) -> i64 {
+    a.load(Relaxed).min(i64::MAX as u64) as i64
+}
+
 fn field(ctx: *mut raw::RedisModuleInfoCtx, name: &str, value: i64) {
     let Some(add) = (unsafe { raw::RedisModule_InfoAddFieldLongLong }) else {
         return;
@@ -222,8 +240,8 @@ pub fn register(ctx: &Context) -> Result<(), String> {
     }
 }
 
-/// The INFO callback: the module's section `bf` (`bf_version`), then one section per family, `bf_<family>`, its fields `bf_<family>_*`
-/// (the server prefixes the module's name). A section the caller did not ask for is
+/// The INFO callback: the module's section `bf` (`bf_version`), then one section per family,
+/// `bf_<family>`, its fields `bf_<family>_*` (the server prefixes the module's name). A section the caller did not ask for is
 /// skipped by the server (`InfoAddSection` answers an error). Catches panics, as every
 /// callback does: one would abort the server.
 extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
@@ -244,8 +262,6 @@ extern "C" fn add_sections(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report:
 /// `bf_bloom_defrag_metrics`), for its users' dashboards: its filters only.
 fn add_valkey_sections(ctx: *mut raw::RedisModuleInfoCtx) {
     let c = &VALKEY_BLOOM;
-    let signed = |a: &AtomicI64| a.load(Relaxed).max(0);
-    let unsigned = |a: &AtomicU64| a.load(Relaxed).min(i64::MAX as u64) as i64;
     if section(ctx, c"bloom_core_metrics") {
         field(ctx, "bloom_total_memory_bytes", signed(&c.bytes));
         field(ctx, "bloom_num_objects", signed(&c.keys));
@@ -261,8 +277,6 @@ fn add_valkey_sections(ctx: *mut raw::RedisModuleInfoCtx) {
 
 fn add_fields(ctx: *mut raw::RedisModuleInfoCtx, c: &Counters) {
     let name = c.name.to_string_lossy();
-    let signed = |a: &AtomicI64| a.load(Relaxed).max(0);
-    let unsigned = |a: &AtomicU64| a.load(Relaxed).min(i64::MAX as u64) as i64;
     for (field_name, value) in [
         ("keys", signed(&c.keys)),
         ("memory_bytes", signed(&c.bytes)),

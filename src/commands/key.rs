@@ -110,24 +110,19 @@ impl Key {
     }
 }
 
-/// A value open for writing. Its figures (memory, items) when it was opened are compared
-/// with those when the guard drops, and the difference goes to the family's INFO counters.
-/// Memory changes only with the number of parts, so it is read again only then.
+/// A value open for writing. Its figures (memory, items, parts, capacity) when it was opened
+/// are compared with those when the guard drops, and the difference goes to the family's
+/// INFO counters. Memory and capacity change only with the number of parts, so they are read
+/// again only then.
 pub struct Writing<'a, F: Family> {
     value: &'a mut F,
     before: Figures,
-    parts: usize,
 }
 
 impl<'a, F: Family> Writing<'a, F> {
     fn new(value: &'a mut F) -> Writing<'a, F> {
         let before = value.figures();
-        let parts = value.parts();
-        Writing {
-            value,
-            before,
-            parts,
-        }
+        Writing { value, before }
     }
 }
 
@@ -151,14 +146,9 @@ impl<F: Family> Drop for Writing<'_, F> {
         if items != 0 {
             F::counters().items_changed(items);
         }
-        if self.value.parts() != self.parts {
-            let now = self.value.figures();
-            F::counters().grew(Figures {
-                bytes: now.bytes.wrapping_sub(self.before.bytes),
-                items: 0,
-                parts: now.parts.wrapping_sub(self.before.parts),
-                capacity: now.capacity.wrapping_sub(self.before.capacity),
-            });
+        if self.value.parts() as i64 != self.before.parts {
+            let grown = self.value.figures().since(self.before);
+            F::counters().grew(Figures { items: 0, ..grown });
         }
     }
 }
