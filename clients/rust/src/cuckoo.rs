@@ -2,7 +2,7 @@
 //! `CF.INSERT key NOCREATE ITEMS`, looked up with `CF.MEXISTS`, removed and counted one at a
 //! time with `CF.DEL` and `CF.COUNT` on the item's shard.
 
-use redis::{Cmd, Value};
+use redis::{Cmd, ErrorKind, FromRedisValue, RedisResult, Value};
 use rsbloom_core::shard::layout::{cuckoo_bytes, shard_capacity, shard_of_item};
 
 use crate::check_shards;
@@ -97,18 +97,18 @@ impl ShardedCuckoo {
     }
 
     /// Adds many items, one `CF.INSERT` per shard; per item, in order: false when its
-    /// shard was full (CF.INSERT's -1).
+    /// shard was full (CF.INSERT's -1, `false` under RESP3).
     pub fn madd<C: Transport + ?Sized, I: AsRef<[u8]>>(
         &self,
         con: &mut C,
         items: &[I],
     ) -> Result<Vec<bool>> {
-        let added: Vec<i64> = self.0.per_item(con, items, Access::Write, |key| {
+        let added: Vec<Inserted> = self.0.per_item(con, items, Access::Write, |key| {
             let mut cmd = redis::cmd("CF.INSERT");
             cmd.arg(key).arg("NOCREATE").arg("ITEMS");
             cmd
         })?;
-        Ok(added.into_iter().map(|a| a == 1).collect())
+        Ok(added.into_iter().map(|a| a.0).collect())
     }
 
     /// Whether an item is (probably) in the filter.
@@ -177,5 +177,24 @@ impl ShardedCuckoo {
             .req_command(&cmd)
             .and_then(Value::extract_error);
         convert(&cmd, reply)
+    }
+}
+
+/// One item's answer to `CF.INSERT`: stored, or not because its shard is full. RESP2 says
+/// 1 or -1, RESP3 `true` or `false` (so neither `i64` nor `bool`, which reads -1 as true,
+/// decodes both).
+struct Inserted(bool);
+
+impl FromRedisValue for Inserted {
+    fn from_redis_value(v: &Value) -> RedisResult<Inserted> {
+        match *v {
+            Value::Int(n) => Ok(Inserted(n == 1)),
+            Value::Boolean(b) => Ok(Inserted(b)),
+            _ => Err((
+                ErrorKind::TypeError,
+                "CF.INSERT: not an integer or a boolean",
+            )
+                .into()),
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! families on one server and on a cluster of 3 masters and 3 replicas; batches answered in
 //! the caller's order, every added item found, the shards on every master, a second handle
 //! opening the filter by name, names already taken refused, delete leaving no key, and
-//! batches sent over a connection whose slot map a reshard made stale.
+//! batches sent over a connection whose slot map a reshard made stale. Every test runs in
+//! RESP2 and in RESP3 (whose replies differ: CF.INSERT answers booleans there).
 
 use std::collections::BTreeSet;
 
@@ -12,6 +13,17 @@ use rsbloom_core::shard::layout::shard_of_item;
 use rsbloom_core::shard::slot::key_slot;
 use rsbloom_test_support::cluster::Cluster;
 use rsbloom_test_support::Server;
+
+/// The protocols every test runs in: RESP3 when true.
+const RESP3: [bool; 2] = [false, true];
+
+/// A connection to `server` in RESP2, or in RESP3.
+fn conn(server: &Server, resp3: bool) -> redis::Connection {
+    match resp3 {
+        true => server.conn_resp3(),
+        false => server.conn(),
+    }
+}
 
 /// `n` items with every third one a repeat of an earlier one, so that a batch's answers
 /// show whether they came back in the caller's order.
@@ -187,16 +199,48 @@ fn cuckoo_round<C: Transport>(
 #[test]
 fn both_families_on_one_server() {
     let server = Server::start();
-    let (mut con, mut other) = (server.conn(), server.conn());
-    assert_eq!(
-        bloom_round(&mut con, &mut other, "urls", Some(7)),
-        [String::new()]
-    );
-    // The default count: 16 shards.
-    assert_eq!(
-        cuckoo_round(&mut con, &mut other, "users", None),
-        [String::new()]
-    );
+    for resp3 in RESP3 {
+        let (mut con, mut other) = (conn(&server, resp3), conn(&server, resp3));
+        assert_eq!(
+            bloom_round(&mut con, &mut other, "urls", Some(7)),
+            [String::new()]
+        );
+        // The default count: 16 shards.
+        assert_eq!(
+            cuckoo_round(&mut con, &mut other, "users", None),
+            [String::new()]
+        );
+    }
+}
+
+#[test]
+fn a_full_shard_answers_false_for_what_it_did_not_store() {
+    let server = Server::start();
+    for resp3 in RESP3 {
+        let mut con = conn(&server, resp3);
+        let name = format!("full{}", resp3 as u8);
+        let options = CuckooOptions {
+            expansion: Some(0),
+            ..CuckooOptions::default()
+        };
+        let filter = ShardedCuckoo::reserve(&mut con, &name, 8, Some(1), options).expect("reserve");
+        let items: Vec<String> = (0..60).map(|i| format!("item:{i}")).collect();
+        let added = filter.madd(&mut con, &items).expect("madd");
+        let stored = added.iter().filter(|&&a| a).count();
+        assert!(
+            stored > 0 && stored < items.len(),
+            "resp3 {resp3}: {added:?}"
+        );
+        for (item, &a) in items.iter().zip(&added) {
+            let count = filter.count(&mut con, item).expect("count");
+            assert_eq!(
+                count >= 1,
+                a,
+                "resp3 {resp3}: {item} answered {a}, count {count}"
+            );
+        }
+        filter.delete(&mut con).expect("delete");
+    }
 }
 
 #[test]
@@ -209,18 +253,27 @@ fn both_families_on_a_cluster_spread_over_every_master() {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let (mut con, mut other) = (cluster.client(), cluster.client());
-    assert_eq!(bloom_round(&mut con, &mut other, "urls", None), masters);
-    assert_eq!(
-        cuckoo_round(&mut con, &mut other, "{tag}users", Some(6)),
-        masters
-    );
+    for resp3 in RESP3 {
+        let (mut con, mut other) = (cluster.client_with(resp3), cluster.client_with(resp3));
+        assert_eq!(bloom_round(&mut con, &mut other, "urls", None), masters);
+        assert_eq!(
+            cuckoo_round(&mut con, &mut other, "{tag}users", Some(6)),
+            masters
+        );
+    }
 }
 
 #[test]
 fn batches_survive_a_reshard_under_a_stale_slot_map() {
+    for resp3 in RESP3 {
+        batches_survive_a_reshard(resp3);
+    }
+}
+
+/// One cluster per protocol: the reshard moves its slots once.
+fn batches_survive_a_reshard(resp3: bool) {
     let cluster = Cluster::start();
-    let mut con = cluster.client();
+    let mut con = cluster.client_with(resp3);
     let bloom = ShardedBloom::reserve(
         &mut con,
         "b",
@@ -278,8 +331,14 @@ fn batches_survive_a_reshard_under_a_stale_slot_map() {
 
 #[test]
 fn names_taken_and_unknown_protocols_are_refused() {
-    let server = Server::start();
-    let mut con = server.conn();
+    // A server per protocol: the checks read the whole keyspace.
+    for resp3 in RESP3 {
+        let server = Server::start();
+        names_refused(conn(&server, resp3));
+    }
+}
+
+fn names_refused(mut con: redis::Connection) {
     // Any key of that name: nothing is created.
     let _: () = redis::cmd("SET")
         .arg("taken")

@@ -236,15 +236,25 @@ impl Cluster {
     }
 
     /// A cluster-aware connection (the `redis` crate's cluster client) seeded with every
-    /// live node.
+    /// live node, in RESP2.
     pub fn client(&self) -> ClusterConnection {
+        self.client_with(false)
+    }
+
+    /// [`Cluster::client`] in RESP3 (`HELLO 3` on each node's connection) when `resp3`.
+    pub fn client_with(&self, resp3: bool) -> ClusterConnection {
         let seeds: Vec<String> = self
             .live_ports()
             .iter()
             .map(|p| format!("redis://127.0.0.1:{p}/"))
             .collect();
+        let protocol = match resp3 {
+            true => redis::ProtocolVersion::RESP3,
+            false => redis::ProtocolVersion::RESP2,
+        };
         let client = ClusterClient::builder(seeds)
             .connection_timeout(Duration::from_secs(5))
+            .use_protocol(protocol)
             .build()
             .expect("cluster client");
         let con = client.get_connection().expect("cluster connection");
