@@ -56,7 +56,7 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         .ok_or_else(|| "load arguments must be UTF-8".to_string())
         .and_then(|t| config::apply_load_args(&t))
         .and_then(|()| config::register(ctx, server.has_unprefixed_configs()))
-        .and_then(|()| commands::register::register(ctx, VERSION))
+        .and_then(|()| commands::register::register(ctx))
         .and_then(|()| info::register(ctx));
     match result {
         Ok(()) => Status::Ok,

@@ -188,7 +188,7 @@ fn add_acl_categories(ctx: &Context) -> Result<(), String> {
 
 /// Creates every command, then publishes its metadata and ACL categories. Called once from
 /// `init` (commands can only be created while the module loads).
-pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+pub fn register(ctx: &Context) -> Result<(), String> {
     let create = unsafe { raw::RedisModule_CreateCommand }.ok_or("no CreateCommand")?;
     bf::valkey_rows::choose(crate::config::new_filters_valkey());
     for doc in commands() {
@@ -219,7 +219,7 @@ pub fn register(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             ));
         }
     }
-    publish(ctx, since)
+    publish(ctx)
 }
 
 /// The `history` array Redis expects, ending with a zeroed entry; null if there is none.
@@ -242,9 +242,9 @@ fn c_history(doc: &'static Command) -> *mut raw::RedisModuleCommandHistoryEntry 
     Box::leak(out.into_boxed_slice()).as_mut_ptr()
 }
 
-/// Publishes every command's metadata and ACL categories. `since` is rsbloom's version, for
-/// its own commands.
-fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
+/// Publishes every command's metadata and ACL categories (rsbloom's own commands give
+/// [`crate::VERSION`] as their `since`, as rsbloom's arguments do).
+fn publish(ctx: &Context) -> Result<(), String> {
     let (Some(get_command), Some(set_info)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
         raw::RedisModule_SetCommandInfo
     }) else {
@@ -261,7 +261,7 @@ fn publish(ctx: &Context, since: &'static CStr) -> Result<(), String> {
             complexity: doc.complexity.as_ptr(),
             since: match doc.since() {
                 Since::RedisBloom(version) => version.as_ptr(),
-                Since::Rsbloom => since.as_ptr(),
+                Since::Rsbloom => crate::VERSION.as_ptr(),
             },
             history: c_history(doc),
             tips: opt_ptr(doc.docs.tips),
