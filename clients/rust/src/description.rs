@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use rsbloom_core::shard::keyed::RoutingSecret;
 use rsbloom_core::shard::layout::{shard_keys, shard_of_slot, MAX_SHARDS};
 
 use crate::error::{Error, Result};
@@ -107,7 +108,7 @@ impl Description {
         }
         if let Routing::Keyed(secret) = &self.routing {
             fields.push(("routing", "keyed".into()));
-            fields.push(("routing_secret", crate::routing::hex(secret)));
+            fields.push(("routing_secret", crate::routing::hex(secret.bytes())));
         }
         fields
     }
@@ -170,7 +171,8 @@ impl Description {
             None | Some("slot") => Routing::Slot,
             Some("keyed") => Routing::Keyed(
                 get("routing_secret")
-                    .and_then(crate::routing::unhex)
+                    .filter(|s| s.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+                    .and_then(|s| RoutingSecret::from_hex(s.as_bytes()))
                     .ok_or_else(|| Error::Description {
                         name: name.to_string(),
                         field: "routing_secret",
@@ -252,7 +254,7 @@ mod tests {
                 expansion: 1,
             },
             id: Some("0123456789abcdef0123456789abcdef".into()),
-            routing: Routing::Keyed([7; 16]),
+            routing: Routing::keyed([7; 16]),
         };
         assert_eq!(Description::from_fields("f", &own(d.fields())), Ok(d));
     }

@@ -45,7 +45,7 @@ pub use options::{
     BloomOptions, CuckooOptions, DEFAULT_BLOOM_EXPANSION, DEFAULT_BUCKET_SIZE,
     DEFAULT_CUCKOO_EXPANSION, DEFAULT_MAX_ITERATIONS,
 };
-pub use routing::{keyed_slot, Routing};
+pub use routing::Routing;
 pub use sharded::{Sharded, ShardedBloom, ShardedCuckoo};
 
 /// The protocol a description names; any other is refused.

@@ -78,7 +78,7 @@ fn check_shards(shards: Option<u32>, capacity: u64, bytes: impl Fn(u64) -> u64) 
 
 fn layout(name: &[u8], shards: u32, capacity: u64, params: Params, keyed: bool) -> Result<Layout> {
     let routing = match keyed {
-        true => Routing::Keyed(random16()?),
+        true => Routing::keyed(random16()?),
         false => Routing::Slot,
     };
     let description = Description {

@@ -92,7 +92,7 @@ impl Reserve {
             .arg("SHARDID")
             .arg(&self.id);
         match &d.routing {
-            Routing::Keyed(secret) => cmd.arg("SHARDSECRET").arg(hex(secret)),
+            Routing::Keyed(secret) => cmd.arg("SHARDSECRET").arg(hex(secret.bytes())),
             Routing::Slot => cmd,
         }
     }

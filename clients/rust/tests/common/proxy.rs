@@ -77,10 +77,10 @@ fn relay(
             };
             if hit {
                 // No reply passes from here on; the request reaches the server and runs.
+                cuts.fetch_add(1, Ordering::SeqCst);
                 cut_up.store(true, Ordering::SeqCst);
                 let _ = s_out.write_all(chunk);
                 thread::sleep(Duration::from_millis(300));
-                cuts.fetch_add(1, Ordering::SeqCst);
                 let _ = client_up.shutdown(Shutdown::Both);
                 let _ = server_up.shutdown(Shutdown::Both);
                 break;
