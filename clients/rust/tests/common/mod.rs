@@ -113,3 +113,19 @@ pub fn items_with_repeats(prefix: &str, n: usize) -> (Vec<String>, Vec<bool>) {
     }
     (items, fresh)
 }
+
+/// `Number of items inserted` of a cuckoo shard's `CF.INFO`, asked of its master.
+pub fn inserted(port: u16, key: &[u8]) -> u64 {
+    let Ok(Value::Array(info)) = cmd(port, &[b"CF.INFO", key]) else {
+        panic!("CF.INFO of {}", String::from_utf8_lossy(key))
+    };
+    let at = info
+        .iter()
+        .position(|v| *v == Value::SimpleString("Number of items inserted".into()))
+        .or_else(|| {
+            let name = Value::BulkString(b"Number of items inserted".to_vec());
+            info.iter().position(|v| *v == name)
+        })
+        .expect("Number of items inserted");
+    int(Ok(info[at + 1].clone())) as u64
+}
