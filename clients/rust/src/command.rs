@@ -16,16 +16,20 @@ pub(crate) enum Policy {
 pub(crate) struct Command {
     /// The key that routes it (the shard key, or the description's name).
     pub key: Vec<u8>,
-    pub args: Vec<Vec<u8>>,
+    /// The arguments, kept as redis-rs packs them: one buffer, no allocation per item, sent
+    /// as is by the async connection and copied into one pipeline by the blocking one.
+    pub cmd: redis::Cmd,
     pub policy: Policy,
 }
 
 impl Command {
     /// `name key`, routed by `key`.
     pub fn new(name: &str, key: &[u8], policy: Policy) -> Command {
+        let mut cmd = redis::cmd(name);
+        cmd.arg(key);
         Command {
             key: key.to_vec(),
-            args: vec![name.as_bytes().to_vec(), key.to_vec()],
+            cmd,
             policy,
         }
     }
@@ -37,7 +41,7 @@ impl Command {
     }
 
     pub fn arg(mut self, arg: impl AsRef<[u8]>) -> Command {
-        self.args.push(arg.as_ref().to_vec());
+        self.cmd.arg(arg.as_ref());
         self
     }
 
@@ -47,21 +51,7 @@ impl Command {
 
     /// The RESP request, appended to `out`.
     pub fn pack_into(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(format!("*{}\r\n", self.args.len()).as_bytes());
-        for arg in &self.args {
-            out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
-            out.extend_from_slice(arg);
-            out.extend_from_slice(b"\r\n");
-        }
-    }
-
-    /// As redis-rs' `Cmd` (for the multiplexed async connection).
-    pub fn to_cmd(&self) -> redis::Cmd {
-        let mut cmd = redis::Cmd::new();
-        for arg in &self.args {
-            cmd.arg(arg.as_slice());
-        }
-        cmd
+        self.cmd.write_packed_command(out);
     }
 }
 

@@ -58,7 +58,7 @@ impl Client {
             }),
         };
         let mut con = client.conn(&node).await?;
-        let reply = con.send_packed_command(&cluster_slots().to_cmd()).await?;
+        let reply = con.send_packed_command(&cluster_slots().cmd).await?;
         client.state().topology = topology_of(&reply, &node)?;
         Ok(client)
     }
@@ -109,7 +109,7 @@ impl Client {
         };
         for node in nodes {
             let reply = match self.conn(&node).await {
-                Ok(mut con) => con.send_packed_command(&cluster_slots().to_cmd()).await,
+                Ok(mut con) => con.send_packed_command(&cluster_slots().cmd).await,
                 Err(e) => Err(e),
             };
             match reply.map(|r| Topology::from_cluster_slots(&r, &node)) {
@@ -165,16 +165,16 @@ impl Client {
         };
         let requests = group.entries.iter().map(|&(i, asking)| {
             let mut con = con.clone();
-            let cmd = cmds[i].to_cmd();
+            let cmd = &cmds[i].cmd;
             async move {
                 if asking {
                     // ASKING's reply is skipped (offset 1): the command's is its own.
                     let mut pipe = redis::pipe();
-                    pipe.cmd("ASKING").add_command(cmd);
+                    pipe.cmd("ASKING").add_command(cmd.clone());
                     let mut replies = con.send_packed_commands(&pipe, 1, 1).await?;
                     Ok(replies.pop().unwrap_or(Value::Nil))
                 } else {
-                    con.send_packed_command(&cmd).await
+                    con.send_packed_command(cmd).await
                 }
             }
         });
