@@ -185,3 +185,174 @@ impl Dispatch {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> Value {
+        redis::parse_redis_value(format!("-{text}\r\n").as_bytes()).unwrap()
+    }
+
+    fn cluster() -> Topology {
+        let node = |port: i64| {
+            Value::Array(vec![
+                Value::BulkString(b"127.0.0.1".to_vec()),
+                Value::Int(port),
+            ])
+        };
+        let reply = Value::Array(vec![Value::Array(vec![
+            Value::Int(0),
+            Value::Int(16383),
+            node(7000),
+        ])]);
+        Topology::from_cluster_slots(&reply, "127.0.0.1:7000").unwrap()
+    }
+
+    fn again(d: &mut Dispatch) -> (bool, Duration) {
+        match d.next() {
+            Next::Again { refresh, pause } => (refresh, pause),
+            Next::Done(_) => panic!("done too early"),
+        }
+    }
+
+    #[test]
+    fn moved_follows_the_new_owner_and_ask_goes_once_with_asking() {
+        let cmds = [Command::new("CF.INSERT", b"{0}f:1", Policy::Once)];
+        let mut topology = cluster();
+        let mut d = Dispatch::new(1, Duration::from_secs(5));
+        let g = d.groups(&cmds, &topology);
+        assert_eq!(
+            (g[0].node.as_str(), &g[0].entries[..]),
+            ("127.0.0.1:7000", &[(0, false)][..])
+        );
+        let moved = error("MOVED 13907 127.0.0.1:7001");
+        d.absorb(
+            0,
+            Policy::Once,
+            "127.0.0.1:7000",
+            Exchanged::Reply(moved),
+            &mut topology,
+        );
+        assert_eq!(again(&mut d), (true, Duration::ZERO));
+        let g = d.groups(&cmds, &topology);
+        assert_eq!(
+            (g[0].node.as_str(), &g[0].entries[..]),
+            ("127.0.0.1:7001", &[(0, false)][..])
+        );
+        let ask = error("ASK 13907 127.0.0.1:7002");
+        d.absorb(
+            0,
+            Policy::Once,
+            "127.0.0.1:7001",
+            Exchanged::Reply(ask),
+            &mut topology,
+        );
+        assert_eq!(again(&mut d), (false, Duration::ZERO));
+        let g = d.groups(&cmds, &topology);
+        assert_eq!(
+            (g[0].node.as_str(), &g[0].entries[..]),
+            ("127.0.0.1:7002", &[(0, true)][..])
+        );
+        d.absorb(
+            0,
+            Policy::Once,
+            "127.0.0.1:7002",
+            Exchanged::Reply(Value::Int(1)),
+            &mut topology,
+        );
+        let Next::Done(out) = d.next() else { panic!() };
+        assert!(matches!(&out[0], Outcome::Reply(Value::Int(1), n) if n == "127.0.0.1:7002"));
+        // The ASK did not move the slot.
+        assert_eq!(topology.node_of(b"{0}f:1"), Some("127.0.0.1:7001"));
+    }
+
+    #[test]
+    fn only_safe_commands_are_resent_after_a_lost_reply() {
+        let cmds = [
+            Command::new("CF.INSERT", b"a", Policy::Once),
+            Command::new("BF.INSERT", b"b", Policy::Safe),
+            Command::new("CF.DEL", b"c", Policy::Once),
+        ];
+        let mut topology = Topology::Single("s:1".into());
+        let mut d = Dispatch::new(3, Duration::from_secs(5));
+        assert_eq!(d.groups(&cmds, &topology)[0].entries.len(), 3);
+        for (i, policy) in [(0, Policy::Once), (1, Policy::Safe)] {
+            d.absorb(
+                i,
+                policy,
+                "s:1",
+                Exchanged::Lost("reset".into()),
+                &mut topology,
+            );
+        }
+        // Never sent (no connection): even a once-only command goes again.
+        d.absorb(
+            2,
+            Policy::Once,
+            "s:1",
+            Exchanged::NotSent("refused".into()),
+            &mut topology,
+        );
+        let (_, pause) = again(&mut d);
+        assert!(pause > Duration::ZERO);
+        let resent: Vec<usize> = d.groups(&cmds, &topology)[0]
+            .entries
+            .iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(resent, [1, 2]);
+        d.absorb(
+            1,
+            Policy::Safe,
+            "s:1",
+            Exchanged::Reply(Value::Int(0)),
+            &mut topology,
+        );
+        d.absorb(
+            2,
+            Policy::Once,
+            "s:1",
+            Exchanged::Reply(Value::Int(1)),
+            &mut topology,
+        );
+        let Next::Done(out) = d.next() else { panic!() };
+        assert!(matches!(out[0], Outcome::Lost(_)));
+        assert!(matches!(out[1], Outcome::Reply(Value::Int(0), _)));
+        assert!(matches!(out[2], Outcome::Reply(Value::Int(1), _)));
+    }
+
+    #[test]
+    fn not_run_replies_wait_and_stand_when_the_retries_run_out() {
+        let cmds = [Command::new("BF.MEXISTS", b"a", Policy::Safe)];
+        let mut topology = cluster();
+        let mut d = Dispatch::new(1, Duration::ZERO);
+        d.groups(&cmds, &topology);
+        let busy = error("TRYAGAIN Multiple keys request during rehashing of slot");
+        d.absorb(
+            0,
+            Policy::Safe,
+            "127.0.0.1:7000",
+            Exchanged::Reply(busy),
+            &mut topology,
+        );
+        let Next::Done(out) = d.next() else {
+            panic!("no time left, yet another round")
+        };
+        assert!(
+            matches!(&out[0], Outcome::Reply(Value::ServerError(e), _) if e.code() == "TRYAGAIN")
+        );
+        let mut d = Dispatch::new(1, Duration::from_secs(5));
+        d.groups(&cmds, &topology);
+        let down = error("CLUSTERDOWN The cluster is down");
+        d.absorb(
+            0,
+            Policy::Safe,
+            "127.0.0.1:7000",
+            Exchanged::Reply(down),
+            &mut topology,
+        );
+        let (refresh, pause) = again(&mut d);
+        assert!(refresh && pause > Duration::ZERO);
+    }
+}

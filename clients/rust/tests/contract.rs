@@ -310,3 +310,128 @@ fn keyed_routing_places_items_by_hmac_and_the_module_holds_shards_to_it() {
         assert!(matches!(cuckoo.description().routing, Routing::Keyed(_)));
     }
 }
+
+#[test]
+fn ask_redirections_mid_migration_run_each_command_once() {
+    let cluster = Cluster::start();
+    let seed = cluster.live_ports()[0];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    for resp3 in RESP3 {
+        let mut con = client(seed, resp3);
+        let async_con = rt.block_on(common::async_client(seed, resp3));
+        let name = format!("ask{}", resp3 as u8);
+        let filter = ShardedCuckoo::reserve(&mut con, &name, 10_000, Some(4), Default::default())
+            .expect("reserve");
+        // Shard 1's key goes to another master; its slot stays MIGRATING / IMPORTING, so a
+        // command sent to the old owner is answered ASK.
+        let key = filter.keys()[1].clone();
+        let slot = rsbloom_core::shard::slot::key_slot(&key).to_string();
+        let masters = cluster.masters();
+        let source = masters
+            .iter()
+            .find(|m| m.port == cluster.owner(&key))
+            .unwrap();
+        let target = masters.iter().find(|m| m.port != source.port).unwrap();
+        let (s, t) = (source.port, target.port);
+        cmd(
+            t,
+            &[
+                b"CLUSTER",
+                b"SETSLOT",
+                slot.as_bytes(),
+                b"IMPORTING",
+                source.id.as_bytes(),
+            ],
+        )
+        .expect("IMPORTING");
+        cmd(
+            s,
+            &[
+                b"CLUSTER",
+                b"SETSLOT",
+                slot.as_bytes(),
+                b"MIGRATING",
+                target.id.as_bytes(),
+            ],
+        )
+        .expect("MIGRATING");
+        let port = t.to_string();
+        cmd(
+            s,
+            &[
+                b"MIGRATE",
+                b"127.0.0.1",
+                port.as_bytes(),
+                &key,
+                b"0",
+                b"5000",
+            ],
+        )
+        .expect("MIGRATE");
+
+        let on_shard1: Vec<String> = (0..)
+            .map(|i| format!("m:{i}"))
+            .filter(|it| shard_of_item(it.as_bytes(), 4) == 1)
+            .take(40)
+            .collect();
+        let (first, second) = on_shard1.split_at(20);
+        let mut batch = items("other", 30);
+        batch.extend(first.iter().cloned());
+        assert!(filter
+            .madd(&mut con, &batch)
+            .expect("madd via ASK")
+            .iter()
+            .all(|&x| x));
+        let async_filter: rsbloom_client::aio::ShardedCuckoo = filter.clone().into();
+        let added = rt
+            .block_on(async_filter.madd(&async_con, second))
+            .expect("async madd via ASK");
+        assert!(added.iter().all(|&x| x));
+        let seen = rt
+            .block_on(async_filter.mexists(&async_con, &on_shard1))
+            .expect("mexists");
+        assert!(seen.iter().all(|&x| x));
+
+        // Both clients went by ASK: the target saw ASKING from each (and the test's none).
+        let stats = cmd(t, &[b"INFO", b"commandstats"]).expect("INFO");
+        let Value::BulkString(stats) = stats else {
+            panic!("{stats:?}")
+        };
+        let stats = String::from_utf8_lossy(&stats).into_owned();
+        let asking = stats
+            .lines()
+            .find_map(|l| l.strip_prefix("cmdstat_asking:calls="))
+            .and_then(|v| v.split(',').next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        assert!(asking >= 2, "ASKING calls on the target: {asking}");
+
+        // The migration ends: every item is in the moved shard, once.
+        for port in masters.iter().map(|m| m.port) {
+            cmd(
+                port,
+                &[
+                    b"CLUSTER",
+                    b"SETSLOT",
+                    slot.as_bytes(),
+                    b"NODE",
+                    target.id.as_bytes(),
+                ],
+            )
+            .expect("SETSLOT NODE");
+        }
+        let others_there = batch[..30]
+            .iter()
+            .filter(|it| shard_of_item(it.as_bytes(), 4) == 1)
+            .count() as u64;
+        assert_eq!(common::inserted(t, &key), 40 + others_there);
+        for item in &on_shard1 {
+            assert_eq!(filter.count(&mut con, item).expect("count"), 1, "{item}");
+        }
+        assert_eq!(filter.card(&mut con).expect("card"), 70);
+        // (Shard 1's key of the next name shares this slot: its hash tag is the same.)
+        assert_eq!(filter.delete(&mut con).expect("delete"), 5);
+    }
+}
