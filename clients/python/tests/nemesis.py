@@ -22,7 +22,7 @@ import os
 import signal
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import redis
 
