@@ -77,8 +77,14 @@ export function hashFields(reply: unknown): Record<string, string> {
   return out;
 }
 
+/** A server's error reply (also inside arrays); node-redis' own errors are not. */
 export function isErrorReply(value: unknown): value is ErrorReply {
   return value instanceof ErrorReply;
+}
+
+/** The same test without narrowing (ErrorReply is structurally an Error). */
+export function fromServer(e: Error): boolean {
+  return e instanceof ErrorReply;
 }
 
 /** An array reply (RESP2 and RESP3 alike). */

@@ -346,8 +346,11 @@ abstract class Sharded {
     await this.one(script);
     if (R.integer(script.reply) === 0) {
       // A lost reply's resend finds its own description: the reserve goes on.
-      const owner = await this.one(new Command(this.name, ['HGET', this.name, 'id']));
-      if (owner.reply === null || R.text(owner.reply) !== id) {
+      // (Another type of key answers HGET with WRONGTYPE: not ours either.)
+      const owner = new Command(this.name, ['HGET', this.name, 'id']);
+      await this.transport.run([owner]);
+      if (owner.error !== undefined && !R.fromServer(owner.error)) throw owner.error;
+      if (owner.error !== undefined || owner.reply === null || R.text(owner.reply) !== id) {
         throw new FilterExistsError(`ERR item exists: ${JSON.stringify(this.name.toString())} exists`);
       }
     }
