@@ -46,11 +46,20 @@ export async function nodeClient(RESP, where = NODE) {
 }
 
 /** A connected cluster client (seeded with the test cluster's node) in protocol RESP. */
+// Every node address a cluster client has seen, as further seeds: the failover test kills a
+// master, which may be the one the suite named.
+const seeds = new Set();
+
 export async function clusterClient(RESP) {
-  const cluster = quiet(createCluster({ rootNodes: [{ socket: { host: CLUSTER.host, port: CLUSTER.port } }], RESP }));
+  const rootNodes = [`${CLUSTER.host}:${CLUSTER.port}`, ...seeds].map((a) => {
+    const at = a.lastIndexOf(':');
+    return { socket: { host: a.slice(0, at), port: Number(a.slice(at + 1)) } };
+  });
+  const cluster = quiet(createCluster({ rootNodes, RESP }));
   cluster.on('node-error', () => {});
   opened.push(cluster);
   await cluster.connect();
+  for (const node of [...cluster.masters, ...cluster.replicas]) seeds.add(node.address);
   return cluster;
 }
 

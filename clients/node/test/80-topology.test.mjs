@@ -1,0 +1,100 @@
+// A slot moved under load: a writer adds batches while one shard's slot migrates between
+// masters (CLUSTER SETSLOT IMPORTING / MIGRATING, MIGRATE, SETSLOT NODE), through ASK and
+// then MOVED. Every acknowledged item is found afterwards, a cuckoo item is stored once.
+// Named to run late: it changes which master owns slots. Each family in RESP2 and RESP3.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+
+import { ShardedBloom, ShardedCuckoo, keySlot, shardKey, shardOf } from 'rsbloom';
+import { PROTOCOLS, closeAll, clusterClient, direct, layOut, needs, uniqueName } from './helpers.mjs';
+
+after(closeAll);
+
+async function calls(conn, command) {
+  const text = String(await conn.sendCommand(['INFO', 'commandstats']));
+  const m = new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+for (const RESP of PROTOCOLS) {
+  for (const family of ['bloom', 'cuckoo']) {
+    describe(`cluster, ${family}, RESP${RESP}`, needs('cluster'), () => {
+      test('a batch follows a slot migration while a writer runs', async () => {
+        const client = await clusterClient(RESP);
+        const name = uniqueName();
+        await layOut(client, family, name, 3, 30_000);
+        const Filter = family === 'bloom' ? ShardedBloom : ShardedCuckoo;
+        const f = new Filter(client, name, { retryTimeout: 20_000 });
+        const items = Array.from({ length: 900 }, (_, i) => `m${i}`);
+        await f.madd(items.slice(0, 300));
+
+        // The writer: its own client, batches of 100 new items until told to stop.
+        const writer = new Filter(await clusterClient(RESP), name, { retryTimeout: 20_000 });
+        const acked = [];
+        const raised = [];
+        let stop = false;
+        const writing = (async () => {
+          for (let n = 0; !stop; n++) {
+            const batch = Array.from({ length: 100 }, (_, i) => `w${n}:${i}`);
+            try {
+              const got = await writer.madd(batch);
+              if (family === 'cuckoo') assert.deepEqual(got, batch.map(() => true));
+              acked.push(...batch);
+            } catch (e) {
+              raised.push(e);
+            }
+          }
+        })();
+
+        const key = shardKey(name, 0, 3);
+        const slot = keySlot(key);
+        const source = client.slots[slot].master.address;
+        const target = client.masters.map((m) => m.address).find((a) => a !== source);
+        const src = await direct(source);
+        const dst = await direct(target);
+        const others = await Promise.all(client.masters.map((m) => m.address).filter((a) => a !== source && a !== target).map((a) => direct(a)));
+        const srcId = String(await src.sendCommand(['CLUSTER', 'MYID']));
+        const dstId = String(await dst.sendCommand(['CLUSTER', 'MYID']));
+        await dst.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', srcId]);
+        await src.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', dstId]);
+        try {
+          // Migrating, the key still on the source: answered there.
+          const during = await f.madd(items.slice(300, 600));
+          if (family === 'cuckoo') assert.deepEqual(during, items.slice(300, 600).map(() => true));
+          // Every key of the slot moves (other filters' shards share the tag, hence the slot).
+          const keys = await src.sendCommand(['CLUSTER', 'GETKEYSINSLOT', String(slot), '100000']);
+          const [host, port] = [target.slice(0, target.lastIndexOf(':')), target.slice(target.lastIndexOf(':') + 1)];
+          await src.sendCommand(['MIGRATE', host, port, '', '0', '5000', 'KEYS', ...keys]);
+          // The key is on the target, the slot still the source's: the source answers ASK.
+          const before = await calls(dst, 'asking');
+          const asked = await f.madd(items.slice(600));
+          assert.ok((await calls(dst, 'asking')) > before, 'ASKING reached the target');
+          if (family === 'cuckoo') assert.deepEqual(asked, items.slice(600).map(() => true));
+          for (const conn of [dst, src, ...others]) await conn.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'NODE', dstId]);
+        } catch (e) {
+          for (const conn of [src, dst]) await conn.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'STABLE']).catch(() => {});
+          throw e;
+        } finally {
+          // A few batches more after the move, then the writer stops.
+          const seen = acked.length;
+          for (let i = 0; i < 100 && acked.length < seen + 300 && raised.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+          stop = true;
+          await writing;
+        }
+        assert.deepEqual(raised.map(String), []);
+        assert.ok(acked.length >= 300, `${acked.length} acknowledged`);
+        // The client's map still names the source: MOVED, reread, target.
+        assert.deepEqual(await f.mexists(items), items.map(() => true));
+        assert.deepEqual(await f.mexists(acked), acked.map(() => true));
+        const info = await f.info();
+        assert.equal(info.shards[0].node, target);
+        if (family === 'cuckoo') {
+          for (const item of items.filter((x) => shardOf(x, 3) === 0)) assert.equal(await f.count(item), 1, item);
+          for (const item of acked.filter((x) => shardOf(x, 3) === 0).slice(0, 200)) assert.equal(await f.count(item), 1, item);
+          assert.equal(await f.card(), items.length + acked.length); // nothing added twice
+        }
+        await f.delete();
+      });
+    });
+  }
+}
