@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Writes tests/vectors/sharding/vectors.json: the test vectors of protocol
 rsbloom-sharding/1 (docs/sharding.md), computed here independently of the Rust code (CRC16
-from Python's binascii), for the suite and for clients in other languages to check against.
+from Python's binascii, keyed routing's HMAC-SHA256 from Python's hmac), for the suite and
+for clients in other languages to check against.
 
     python3 tools/sharding-vectors.py > tests/vectors/sharding/vectors.json
 """
 import binascii
+import hashlib
+import hmac
 import json
 import math
 
@@ -87,6 +90,21 @@ ITEMS += [b"item:%d" % i for i in range(0, 200, 7)]
 ITEMS += [b"%d" % i for i in range(40)]
 
 
+# Keyed routing's secrets (hex): all zeros, a counting one, and one with every high bit.
+SECRETS = ["00" * 16, "000102030405060708090a0b0c0d0e0f", "f0e1d2c3b4a5968778695a4b3c2d1e0f"]
+
+
+def keyed_slot(secret_hex, item):
+    tag = hmac.new(bytes.fromhex(secret_hex), item, hashlib.sha256).digest()
+    return ((tag[0] << 8) | tag[1]) & 0x3FFF
+
+
+def keyed_entry(secret_hex, item):
+    slot = keyed_slot(secret_hex, item)
+    return {"secret": secret_hex, "hex": item.hex(), "slot": slot,
+            "shard": {str(n): shard_of_slot(slot, n) for n in COUNTS}}
+
+
 def item_entry(item):
     entry = {"hex": item.hex(), "slot": key_slot(item),
              "shard": {str(n): shard_of_slot(key_slot(item), n) for n in COUNTS}}
@@ -119,6 +137,7 @@ def main():
         "layouts": [layout(b"urls", 1), layout(b"urls", 3), layout(b"urls", 16),
                     layout(b"a{b}c", 5), layout("f\u00fcr".encode(), 64),
                     layout(b"crawl", 1000, every=False), layout(b"x", 16384, every=False)],
+        "keyed_routing": [keyed_entry(s, i) for s in SECRETS for i in ITEMS[:20]],
         "shard_capacity": [{"capacity": c, "count": n, "shard_capacity": shard_capacity(c, n)}
                            for c in [1, 100, 1000, 10**6, 10**9, 10**10]
                            for n in [1, 3, 16, 128, 16384]],

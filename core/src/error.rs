@@ -142,6 +142,12 @@ pub enum Error {
     ShardIndexRange,
     /// SHARD's name empty or longer than the most a shard records.
     ShardNameLength,
+    /// SHARDID's value empty or longer than the most a shard records.
+    ShardIdLength,
+    /// SHARDSECRET's value not 32 hexadecimal digits.
+    ShardSecret,
+    /// SHARDID or SHARDSECRET without SHARD.
+    ShardOptionAlone(&'static str),
     /// A shard option on a command or a filter format that cannot carry it.
     ShardUnsupported(&'static str),
     /// SHARD given to an existing filter whose place is another (or which has none).
@@ -408,6 +414,9 @@ impl fmt::Display for Error {
                 f.write_str("ERR SHARD index must be in the range [0, count - 1]")
             }
             Error::ShardNameLength => f.write_str("ERR SHARD name must be 1 to 65536 bytes long"),
+            Error::ShardIdLength => f.write_str("ERR SHARDID must be 1 to 128 bytes long"),
+            Error::ShardSecret => f.write_str("ERR SHARDSECRET must be 32 hexadecimal digits"),
+            Error::ShardOptionAlone(option) => write!(f, "ERR {option} needs SHARD"),
             Error::ShardUnsupported(what) => write!(f, "ERR {what}"),
             Error::ShardMismatch => {
                 f.write_str("ERR SHARD does not match the existing filter's shard place")

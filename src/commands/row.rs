@@ -322,7 +322,8 @@ pub const fn own(a: ArgDoc) -> ArgDoc {
     }
 }
 
-/// `SHARD name index count` (rsbloom's, docs/sharding.md), optional.
+/// `SHARD name index count [SHARDID id] [SHARDSECRET secret]` (rsbloom's,
+/// docs/sharding.md), optional; SHARDID and SHARDSECRET only go with SHARD.
 pub const SHARD: ArgDoc = own(block_option(
     c"shard",
     c"SHARD",
@@ -330,6 +331,8 @@ pub const SHARD: ArgDoc = own(block_option(
         arg(c"name", Kind::Text),
         arg(c"index", Kind::Integer),
         arg(c"count", Kind::Integer),
+        own(option(c"id", Kind::Text, c"SHARDID")),
+        own(option(c"secret", Kind::Text, c"SHARDSECRET")),
     ],
 ));
 

@@ -2,6 +2,7 @@
 //! cluster's key-slot function ([`slot`]), the shards' slot ranges, keys and sizes
 //! ([`layout`]), and the place a shard records in its own data ([`place`]).
 
+pub mod keyed;
 pub mod layout;
 pub mod place;
 pub mod slot;

@@ -1,7 +1,7 @@
 //! Protocol `rsbloom-sharding/1` against its test vectors (tests/vectors/sharding, written
 //! by tools/sharding-vectors.py from an independent Python implementation): items to slots
-//! and shards, shards to slot ranges, tags, keys and key slots, shard capacities and the
-//! default shard counts.
+//! and shards (under the key slot and under keyed routing), shards to slot ranges, tags,
+//! keys and key slots, shard capacities and the default shard counts.
 
 use rsbloom_core::shard::layout::{
     bloom_bytes, cuckoo_bytes, default_shards, shard_capacity, shard_of_item, slot_range, tags,
@@ -32,6 +32,30 @@ fn items_route_as_the_vectors_say() {
             let count: u32 = count.parse().unwrap();
             assert_eq!(u64::from(shard_of_item(&item, count)), u(shard), "{entry}");
             let place = ShardPlace::new(b"n", u(shard), u64::from(count)).unwrap();
+            place.check_item(&item).unwrap();
+        }
+    }
+}
+
+#[test]
+fn keyed_routing_routes_as_the_vectors_say() {
+    let v = vectors();
+    let entries = v["keyed_routing"].as_array().unwrap();
+    assert!(entries.len() >= 60);
+    for entry in entries {
+        let item = unhex(entry["hex"].as_str().unwrap());
+        let secret = entry["secret"].as_str().unwrap().as_bytes();
+        for (count, shard) in entry["shard"].as_object().unwrap() {
+            let count: u64 = count.parse().unwrap();
+            let place = ShardPlace::new(b"n", u(shard), count)
+                .unwrap()
+                .with_secret_hex(secret)
+                .unwrap();
+            assert_eq!(
+                u64::from(place.item_slot(&item)),
+                u(&entry["slot"]),
+                "{entry}"
+            );
             place.check_item(&item).unwrap();
         }
     }

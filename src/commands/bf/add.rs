@@ -8,7 +8,8 @@ use super::replicate_creation;
 use crate::commands::argv::Arg;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::{shard, Call};
+use crate::commands::shard::{self, PlaceWords};
+use crate::commands::Call;
 use crate::config;
 
 /// How to create a missing filter: with the configured defaults (read only then: most adds
@@ -176,6 +177,7 @@ pub fn insert(call: &Call) -> Result<Reply> {
     }
     let mut new = Creation::defaults();
     let mut nocreate = false;
+    let mut place = PlaceWords::default();
     let first_item = options::INSERT.run(
         call.args,
         2,
@@ -187,7 +189,7 @@ pub fn insert(call: &Call) -> Result<Reply> {
                 "EXPANSION" => new.expansion = options::insert_expansion(value()?)?,
                 "CAPACITY" => new.capacity = options::insert_capacity(value()?)?,
                 "NOCREATE" => nocreate = true,
-                "SHARD" => new.shard = Some(shard::place(values)?),
+                _ if place.take(name, values) => {}
                 "KEYED" => new.ask_keyed(),
                 "BLOCKED" => new.ask_blocked(),
                 "UNKEYED" => new.ask_unkeyed(),
@@ -198,9 +200,7 @@ pub fn insert(call: &Call) -> Result<Reply> {
         },
     )?;
     new.nonscaling |= new.expansion == 0;
-    if let Some(place) = &new.shard {
-        place.check_key(call.key().as_slice())?;
-    }
+    new.shard = place.place(call.key())?;
     let create = match nocreate {
         true => Create::Never,
         false => Create::With(new),

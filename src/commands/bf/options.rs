@@ -9,7 +9,7 @@ use rsbloom_core::shard::ShardPlace;
 
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{self, Dispatch, Opt};
-use crate::commands::shard::SHARD;
+use crate::commands::shard::{SHARD, SHARDID, SHARDSECRET};
 use crate::config;
 
 /// BF.RESERVE's options (looked up by name).
@@ -24,6 +24,8 @@ pub const RESERVE: &[Opt] = &[
         values: 0,
         letters: &[],
     },
+    SHARDID,
+    SHARDSECRET,
     SHARD,
     KEYED,
     BLOCKED,
@@ -98,6 +100,8 @@ pub const INSERT: Dispatch = Dispatch {
             values: 0,
             letters: &[(0, b'n')],
         },
+        SHARDID,
+        SHARDSECRET,
         SHARD,
         KEYED,
         BLOCKED,

@@ -1,5 +1,5 @@
 //! BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING] [SHARD name index count]
-//! [KEYED | UNKEYED] [BLOCKED | UNBLOCKED]
+//! [SHARDID id] [SHARDSECRET hex] [KEYED | UNKEYED] [BLOCKED | UNBLOCKED]
 //!
 //! RedisBloom 8's checks in its order: the error rate, the capacity, NONSCALING, EXPANSION
 //! (missing, not an integer, conflicting with NONSCALING, out of range), then rsbloom's
@@ -15,7 +15,8 @@ use super::replicate_creation;
 use crate::commands::grammar::{Found, Keywords};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::{shard, Call};
+use crate::commands::shard::PlaceWords;
+use crate::commands::Call;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
     if let Some(reply) = super::valkey::reserve(call)? {
@@ -26,7 +27,8 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     // arity lets those through).
     // ... and one for each of KEYED, BLOCKED, UNKEYED and UNBLOCKED (rsbloom's).
     let given = Keywords::new(&argv[4..], options::RESERVE);
-    let extra_words = if given.flag("SHARD") { 4 } else { 0 }
+    let given_place = PlaceWords::of(&given, || call.wrong_arity());
+    let extra_words = given_place.as_ref().map_or(0, PlaceWords::words)
         + ["KEYED", "BLOCKED", "UNKEYED", "UNBLOCKED"]
             .iter()
             .filter(|w| given.flag(w))
@@ -52,11 +54,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
             new.expansion = options::expansion_checked(n)?;
         }
     }
-    if let Some(values) = words.values("SHARD", 3) {
-        let place = shard::place(values.map_err(|()| call.wrong_arity())?)?;
-        place.check_key(call.key().as_slice())?;
-        new.shard = Some(place);
-    }
+    new.shard = given_place?.place(call.key())?;
     if words.flag("KEYED") {
         new.ask_keyed();
     }

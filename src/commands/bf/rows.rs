@@ -42,9 +42,9 @@ pub static RESERVE: Command = Command {
     flags: c"write deny-oom",
     summary: c"Creates an empty Bloom filter with an error rate and a capacity",
     complexity: c"O(1)",
-    // SHARD's four words, KEYED, BLOCKED, UNKEYED and UNBLOCKED are rsbloom's, beyond
-    // RedisBloom's seven.
-    arity: Arity::Between(4, 15),
+    // SHARD's four words, SHARDID's and SHARDSECRET's two each, KEYED, BLOCKED, UNKEYED and
+    // UNBLOCKED are rsbloom's, beyond RedisBloom's seven.
+    arity: Arity::Between(4, 19),
     access: Access::Insert,
     args: &[
         KEY,

@@ -442,7 +442,11 @@ fn names_valkey_option(args: &[Arg]) -> bool {
 fn names_own_option(args: &[Arg]) -> bool {
     args.iter()
         .take_while(|a| !grammar::is(a, "ITEMS"))
-        .any(|a| grammar::is(a, "SHARD") || grammar::is(a, "KEYED") || grammar::is(a, "BLOCKED"))
+        .any(|a| {
+            ["SHARD", "SHARDID", "SHARDSECRET", "KEYED", "BLOCKED"]
+                .iter()
+                .any(|w| grammar::is(a, w))
+        })
 }
 
 /// BF.INSERT on a valkey-bloom key, or creating one.

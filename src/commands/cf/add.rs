@@ -15,7 +15,8 @@ use super::{options, replicate_creation};
 use crate::commands::argv::Arg;
 use crate::commands::key::{open_write, Key, Writing};
 use crate::commands::reply::{resp3, Reply};
-use crate::commands::{shard, Call};
+use crate::commands::shard::{self, PlaceWords};
+use crate::commands::Call;
 use crate::config;
 use crate::datatype::Family;
 
@@ -110,13 +111,13 @@ pub fn addnx(call: &Call) -> Result<Reply> {
     add_one(call, true)
 }
 
-/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] [SHARD name index count] ITEMS
-/// item...`, options told by their first letter as RedisBloom does, but written in full.
+/// CF.INSERT and CF.INSERTNX: `key [CAPACITY c] [NOCREATE] [SHARD name index count]
+/// [SHARDID id] [SHARDSECRET hex] ITEMS item...`, options told by their first letter as RedisBloom does, but written in full.
 /// SHARD (rsbloom's) makes a new filter a shard; the key's slot must be in the shard's, and
 /// an existing filter must have that very place.
 fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
     let (ctx, argv) = (call.ctx, call.args);
-    let (mut capacity, mut nocreate, mut place) = (None, false, None);
+    let (mut capacity, mut nocreate, mut place) = (None, false, PlaceWords::default());
     let first_item = options::INSERT.run(
         argv,
         2,
@@ -125,16 +126,14 @@ fn insert_all(call: &Call, nx: bool) -> Result<Reply> {
             match (name, values) {
                 ("CAPACITY", [v]) => capacity = Some(options::insert_capacity(v)?),
                 ("NOCREATE", _) => nocreate = true,
-                ("SHARD", _) => place = Some(shard::place(values)?),
+                _ if place.take(name, values) => {}
                 _ => return Err(Error::Internal),
             }
             Ok(())
         },
     )?;
     let items = &argv[first_item..];
-    if let Some(place) = &place {
-        place.check_key(call.key().as_slice())?;
-    }
+    let place = place.place(call.key())?;
     let create = Create {
         allowed: !nocreate,
         capacity,

@@ -37,15 +37,10 @@ pub fn replicate_creation(ctx: &Context, key: &Arg, filter: &CuckooFilter) {
         b"EXPANSION",
         expansion.as_bytes(),
     ];
-    let (index, count);
-    if let Some(place) = filter.shard() {
-        (index, count) = (place.index.to_string(), place.count.to_string());
-        args.extend([
-            &b"SHARD"[..],
-            &place.name,
-            index.as_bytes(),
-            count.as_bytes(),
-        ]);
-    }
+    let place = filter
+        .shard()
+        .map(super::shard::place_words)
+        .unwrap_or_default();
+    args.extend(place.iter().map(Vec::as_slice));
     ctx.replicate("CF.RESERVE", args.as_slice());
 }

@@ -4,7 +4,7 @@ use rsbloom_core::error::{Error, Result};
 
 use crate::commands::argv::Arg;
 use crate::commands::grammar::{self, Dispatch, Found, Opt};
-use crate::commands::shard::SHARD;
+use crate::commands::shard::{SHARD, SHARDID, SHARDSECRET};
 use crate::config;
 
 /// The largest capacity CF.RESERVE and CF.INSERT take (RedisBloom 8's `cf-initial-size`
@@ -28,6 +28,8 @@ pub const RESERVE: &[Opt] = &[
         values: 1,
         letters: &[],
     },
+    SHARDID,
+    SHARDSECRET,
     SHARD,
 ];
 
@@ -49,6 +51,8 @@ pub const INSERT: Dispatch = Dispatch {
             values: 0,
             letters: &[(0, b'n')],
         },
+        SHARDID,
+        SHARDSECRET,
         SHARD,
     ],
     unknown: Error::UnknownArgument,

@@ -1,5 +1,5 @@
 //! CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
-//! [SHARD name index count]
+//! [SHARD name index count] [SHARDID id] [SHARDSECRET hex]
 //!
 //! RedisBloom 8's checks in its order (the capacity as a number, MAXITERATIONS, BUCKETSIZE,
 //! EXPANSION, the capacity's range against the bucket size), then rsbloom's SHARD (its
@@ -15,7 +15,8 @@ use super::replicate_creation;
 use crate::commands::grammar::Keywords;
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
-use crate::commands::{shard, Call};
+use crate::commands::shard::PlaceWords;
+use crate::commands::Call;
 use crate::config;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
@@ -56,14 +57,7 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     if capacity < 2 * bucket_size || capacity > MAX_CAPACITY {
         return Err(Error::CfCapacityRange);
     }
-    let place = match words.values("SHARD", 3) {
-        None => None,
-        Some(values) => {
-            let place = shard::place(values.map_err(|()| call.wrong_arity())?)?;
-            place.check_key(call.key().as_slice())?;
-            Some(place)
-        }
-    };
+    let place = PlaceWords::of(&words, || call.wrong_arity())?.place(call.key())?;
     words.all_known()?;
 
     let key = open_write(call);

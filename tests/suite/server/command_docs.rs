@@ -252,7 +252,7 @@ const OWN_ARGUMENTS: &[(&str, &str)] = &[
         "bf.reserve",
         "key:key#0 error_rate:double capacity:integer \
          expansion:block=EXPANSION?(expansion:integer) nonscaling:pure-token=NONSCALING? \
-         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         shard:block=SHARD?@V(name:string index:integer count:integer id:string=SHARDID?@V secret:string=SHARDSECRET?@V) \
          keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
          unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V",
     ),
@@ -261,7 +261,7 @@ const OWN_ARGUMENTS: &[(&str, &str)] = &[
         "key:key#0 capacity:block=CAPACITY?(capacity:integer) error:block=ERROR?(error:double) \
          expansion:block=EXPANSION?(expansion:integer) nocreate:pure-token=NOCREATE? \
          nonscaling:pure-token=NONSCALING? \
-         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         shard:block=SHARD?@V(name:string index:integer count:integer id:string=SHARDID?@V secret:string=SHARDSECRET?@V) \
          keyed:pure-token=KEYED?@V blocked:pure-token=BLOCKED?@V \
          unkeyed:pure-token=UNKEYED?@V unblocked:pure-token=UNBLOCKED?@V \
          tightening:block=TIGHTENING?@V(tightening_ratio:double) \
@@ -274,20 +274,20 @@ const OWN_ARGUMENTS: &[(&str, &str)] = &[
         "key:key#0 capacity:integer bucketsize:block=BUCKETSIZE?(bucketsize:integer) \
          maxiterations:block=MAXITERATIONS?(maxiterations:integer) \
          expansion:block=EXPANSION?(expansion:integer) \
-         shard:block=SHARD?@V(name:string index:integer count:integer)",
+         shard:block=SHARD?@V(name:string index:integer count:integer id:string=SHARDID?@V secret:string=SHARDSECRET?@V)",
     ),
     (
         "cf.insert",
         "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
          nocreate:pure-token=NOCREATE? \
-         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         shard:block=SHARD?@V(name:string index:integer count:integer id:string=SHARDID?@V secret:string=SHARDSECRET?@V) \
          items:pure-token=ITEMS item:string*",
     ),
     (
         "cf.insertnx",
         "key:key#0 capacity:block?(capacity:pure-token=CAPACITY capacity:integer) \
          nocreate:pure-token=NOCREATE? \
-         shard:block=SHARD?@V(name:string index:integer count:integer) \
+         shard:block=SHARD?@V(name:string index:integer count:integer id:string=SHARDID?@V secret:string=SHARDSECRET?@V) \
          items:pure-token=ITEMS item:string*",
     ),
 ];

@@ -32,7 +32,7 @@ fn a_bloom_shard_shows_its_place_and_refuses_other_shards_items() {
         .into_iter()
         .map(|p| p.0)
         .collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
     assert_eq!(place_fields(&mut c, "BF.INFO", &key), expected_place(1));
     // One field: as before.
     expect_ints(&mut c, &["BF.INFO", &key, "CAPACITY"], &[1000]);
@@ -89,7 +89,7 @@ fn a_cuckoo_shard_shows_its_place_and_refuses_other_shards_items() {
     let mut c = server.conn();
     let key = reserve(&mut c, "cf", 2);
     assert_eq!(as_text(&raw(&mut c, &["TYPE", &key])), "RSbloomCF");
-    assert_eq!(info(&mut c, "CF.INFO", &key).len(), 12);
+    assert_eq!(info(&mut c, "CF.INFO", &key).len(), 13);
     assert_eq!(place_fields(&mut c, "CF.INFO", &key), expected_place(2));
 
     let own = items(2, true, 20);
@@ -212,6 +212,112 @@ fn the_key_must_live_in_the_shards_slots_and_bad_arguments_are_refused() {
     expect_err_prefix(
         &mut c,
         &bf(&["SHARD", NAME, "1"]),
+        "ERR wrong number of arguments",
+    );
+    expect_int(&mut c, &["EXISTS", &key], 0);
+}
+
+/// SHARDID and SHARDSECRET (the creation id and keyed routing): shown by INFO (the id, the
+/// routing, never the secret), refused alone or malformed, matched by an INSERT that names
+/// them, and a keyed shard routes by the items' HMAC, not their key slot.
+#[test]
+fn a_keyed_shard_records_its_id_and_routes_by_its_secret() {
+    let server = Server::start();
+    let mut c = server.conn();
+    for (family, i) in [("BF", 0u32), ("CF", 2)] {
+        let key = reserve_as(&mut c, &family.to_lowercase(), i, true);
+        let info_cmd = format!("{family}.INFO");
+        assert_eq!(
+            place_fields(&mut c, &info_cmd, &key),
+            expected_place_as(i, true)
+        );
+        let shown = format!("{:?}", info(&mut c, &info_cmd, &key));
+        assert!(!shown.contains(SECRET), "INFO shows the secret: {shown}");
+        // Items the key slot routes here but the secret does not are refused, and the
+        // other way round.
+        let keyed = place_of(i, true);
+        let plain = place_of(i, false);
+        let aimed: Vec<Vec<u8>> = items_of(&plain, true, 400)
+            .into_iter()
+            .filter(|item| keyed.check_item(item).is_err())
+            .take(5)
+            .collect();
+        assert_eq!(aimed.len(), 5);
+        let exists = format!("{family}.EXISTS");
+        for item in &aimed {
+            let args: [&[u8]; 3] = [exists.as_bytes(), key.as_bytes(), item];
+            expect_err(
+                &mut c,
+                &args,
+                &keyed.check_item(item).unwrap_err().to_string(),
+            );
+        }
+        let own = items_of(&keyed, true, 50);
+        let mut args = vec![
+            format!("{family}.INSERT").into_bytes(),
+            key.clone().into_bytes(),
+        ];
+        args.extend(shard_args(i).map(String::into_bytes));
+        args.extend([
+            b"SHARDID".to_vec(),
+            ID.as_bytes().to_vec(),
+            b"ITEMS".to_vec(),
+        ]);
+        args.extend(own.iter().cloned());
+        raw(&mut c, &args);
+        let mut mexists = vec![
+            format!("{family}.MEXISTS").into_bytes(),
+            key.clone().into_bytes(),
+        ];
+        mexists.extend(own.iter().cloned());
+        expect_ints(&mut c, &mexists, &[1; 50]);
+        // Another id, or another secret, is another filter's place.
+        let mismatch = "ERR SHARD does not match the existing filter's shard place";
+        for (option, value) in [
+            ("SHARDID", "another"),
+            ("SHARDSECRET", "ffeeddccbbaa99887766554433221100"),
+        ] {
+            let mut args = vec![format!("{family}.INSERT"), key.clone()];
+            args.extend(shard_args(i));
+            args.extend([option.into(), value.into(), "ITEMS".into()]);
+            args.push(String::from_utf8(own[0].clone()).unwrap());
+            expect_err(&mut c, &args, mismatch);
+        }
+    }
+    // Alone, malformed, too long.
+    let key = shard_key(1);
+    let bf = |s: &[&str]| {
+        let mut a = vec!["BF.RESERVE", &key, "0.01", "100"];
+        a.extend(s);
+        a.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+    };
+    let long = "x".repeat(129);
+    let shard = ["SHARD", NAME, "1", "3"];
+    for (extra, text) in [
+        (vec!["SHARDID", "abc"], "ERR SHARDID needs SHARD"),
+        (vec!["SHARDSECRET", SECRET], "ERR SHARDSECRET needs SHARD"),
+        (
+            [&shard[..], &["SHARDID", &long]].concat(),
+            "ERR SHARDID must be 1 to 128 bytes long",
+        ),
+        (
+            [&shard[..], &["SHARDSECRET", "0011"]].concat(),
+            "ERR SHARDSECRET must be 32 hexadecimal digits",
+        ),
+        (
+            [&shard[..], &["SHARDSECRET", &"g".repeat(32)]].concat(),
+            "ERR SHARDSECRET must be 32 hexadecimal digits",
+        ),
+    ] {
+        expect_err(&mut c, &bf(&extra), text);
+        let mut cf = vec!["CF.INSERT", &key];
+        cf.extend(extra.iter().copied());
+        cf.extend(["ITEMS", "x"]);
+        expect_err(&mut c, &cf, text);
+    }
+    expect_err_prefix(
+        &mut c,
+        &bf(&["SHARD", NAME, "1", "3", "SHARDID"]),
         "ERR wrong number of arguments",
     );
     expect_int(&mut c, &["EXISTS", &key], 0);

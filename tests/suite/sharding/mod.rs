@@ -32,9 +32,30 @@ pub fn shard_args(i: u32) -> [String; 4] {
     ]
 }
 
+/// The creation id and the routing secret of the keyed shards these tests make.
+pub const ID: &str = "7f3a0c11d2e94b5a8e6f0a1b2c3d4e5f";
+pub const SECRET: &str = "00112233445566778899aabbccddeeff";
+
+/// Shard `i`'s place: plain, or with [`ID`] and keyed routing by [`SECRET`].
+pub fn place_of(i: u32, keyed: bool) -> ShardPlace {
+    let place = ShardPlace::new(NAME.as_bytes(), i.into(), COUNT.into()).unwrap();
+    match keyed {
+        false => place,
+        true => place
+            .with_id(ID.as_bytes())
+            .unwrap()
+            .with_secret_hex(SECRET.as_bytes())
+            .unwrap(),
+    }
+}
+
 /// `n` items shard `i` routes (`own`) or refuses.
 pub fn items(i: u32, own: bool, n: usize) -> Vec<Vec<u8>> {
-    let place = ShardPlace::new(NAME.as_bytes(), i.into(), COUNT.into()).unwrap();
+    items_of(&place_of(i, false), own, n)
+}
+
+/// `n` items `place` routes (`own`) or refuses.
+pub fn items_of(place: &ShardPlace, own: bool, n: usize) -> Vec<Vec<u8>> {
     (0..)
         .map(|j| format!("item:{j}").into_bytes())
         .filter(|item| place.check_item(item).is_ok() == own)
@@ -50,6 +71,11 @@ pub fn wrong_shard(i: u32, item: &[u8]) -> String {
 
 /// `BF.RESERVE` / `CF.RESERVE` of shard `i` at its key.
 pub fn reserve(con: &mut Connection, family: &str, i: u32) -> String {
+    reserve_as(con, family, i, false)
+}
+
+/// As [`reserve`], with `SHARDID` and `SHARDSECRET` when `keyed`.
+pub fn reserve_as(con: &mut Connection, family: &str, i: u32, keyed: bool) -> String {
     let key = shard_key(i);
     let mut args: Vec<String> = match family {
         "bf" => vec![
@@ -61,6 +87,14 @@ pub fn reserve(con: &mut Connection, family: &str, i: u32) -> String {
         _ => vec!["CF.RESERVE".into(), key.clone(), "1000".into()],
     };
     args.extend(shard_args(i));
+    if keyed {
+        args.extend([
+            "SHARDID".into(),
+            ID.into(),
+            "SHARDSECRET".into(),
+            SECRET.into(),
+        ]);
+    }
     expect_ok(con, &args);
     key
 }
@@ -76,10 +110,14 @@ pub fn info(con: &mut Connection, command: &str, key: &str) -> Vec<(String, Valu
     }
 }
 
-/// The shard pairs INFO ends with, as text.
+/// The shard pairs INFO ends with (from `Shard of`), as text.
 pub fn place_fields(con: &mut Connection, command: &str, key: &str) -> Vec<(String, String)> {
     let all = info(con, command, key);
-    all[all.len() - 4..]
+    let from = all
+        .iter()
+        .position(|(n, _)| n == "Shard of")
+        .unwrap_or(all.len());
+    all[from..]
         .iter()
         .map(|(n, v)| {
             let v = match v {
@@ -93,14 +131,25 @@ pub fn place_fields(con: &mut Connection, command: &str, key: &str) -> Vec<(Stri
 
 /// What shard `i` of 3 shows.
 pub fn expected_place(i: u32) -> Vec<(String, String)> {
-    let place = ShardPlace::new(NAME.as_bytes(), i.into(), COUNT.into()).unwrap();
+    expected_place_as(i, false)
+}
+
+/// What shard `i` of 3 shows, keyed (an id, keyed routing, never the secret) or not.
+pub fn expected_place_as(i: u32, keyed: bool) -> Vec<(String, String)> {
+    let place = place_of(i, keyed);
     let (first, last) = place.slots();
-    vec![
+    let mut fields = vec![
         ("Shard of".into(), NAME.into()),
         ("Shard".into(), i.to_string()),
         ("Shards".into(), COUNT.to_string()),
         ("Shard slots".into(), format!("{first}-{last}")),
-    ]
+    ];
+    if keyed {
+        fields.push(("Shard id".into(), ID.into()));
+    }
+    let routing = if keyed { "keyed" } else { "slot" };
+    fields.push(("Shard routing".into(), routing.into()));
+    fields
 }
 
 /// `DUMP key`'s payload.
@@ -111,15 +160,24 @@ pub fn dump(con: &mut Connection, key: &str) -> Vec<u8> {
 /// The shard at `key` refuses an item of another shard and accepts its own: the place is
 /// in force, not only shown.
 pub fn assert_routes(con: &mut Connection, family: &str, key: &str, i: u32) {
-    let wrong = &items(i, false, 1)[0];
-    let own = &items(i, true, 1)[0];
+    assert_routes_as(con, family, key, &place_of(i, false))
+}
+
+/// As [`assert_routes`], for the shard `place` names.
+pub fn assert_routes_as(con: &mut Connection, family: &str, key: &str, place: &ShardPlace) {
+    let wrong = &items_of(place, false, 1)[0];
+    let own = &items_of(place, true, 1)[0];
     let exists = if family == "bf" {
         "BF.EXISTS"
     } else {
         "CF.EXISTS"
     };
     let args: [&[u8]; 3] = [exists.as_bytes(), key.as_bytes(), wrong];
-    expect_err(con, &args, &wrong_shard(i, wrong));
+    expect_err(
+        con,
+        &args,
+        &place.check_item(wrong).unwrap_err().to_string(),
+    );
     let args: [&[u8]; 3] = [exists.as_bytes(), key.as_bytes(), own];
     raw(con, &args);
 }

@@ -1,22 +1,34 @@
 //! A shard keeps its place wherever its value goes: DEBUG RELOAD (RDB), DUMP / RESTORE,
-//! SCANDUMP / LOADCHUNK, the AOF rewrite (LOADCHUNK chunks) replayed, and a replica.
+//! SCANDUMP / LOADCHUNK, the AOF rewrite (LOADCHUNK chunks) replayed, and a replica; with
+//! its creation id and keyed routing where it has them.
 
 use super::*;
 
-/// A Bloom shard (0) and a cuckoo shard (2) holding a few hundred of their items (the Bloom
-/// one grown to a second layer).
-fn populate(c: &mut Connection) -> [(&'static str, String, u32); 2] {
-    let bf = reserve(c, "bf", 0);
-    let cf = reserve(c, "cf", 2);
-    for (command, key, i) in [("BF.MADD", &bf, 0), ("CF.INSERT", &cf, 2)] {
+/// A shard: its family, key, index and whether it has an id and keyed routing.
+type Made = (&'static str, String, u32, bool);
+
+/// A plain Bloom shard (0), a keyed Bloom shard (1) and a keyed cuckoo shard (2), each
+/// holding 1,500 of its items (the Bloom ones grown to a second layer).
+fn populate(c: &mut Connection) -> [Made; 3] {
+    let made = [
+        ("bf", reserve_as(c, "bf", 0, false), 0, false),
+        ("bf", reserve_as(c, "bf", 1, true), 1, true),
+        ("cf", reserve_as(c, "cf", 2, true), 2, true),
+    ];
+    for (family, key, i, keyed) in &made {
+        let command = if *family == "bf" {
+            "BF.MADD"
+        } else {
+            "CF.INSERT"
+        };
         let mut args = vec![command.as_bytes().to_vec(), key.clone().into_bytes()];
         if command == "CF.INSERT" {
             args.push(b"ITEMS".to_vec());
         }
-        args.extend(items(i, true, 1500));
+        args.extend(items_of(&place_of(*i, *keyed), true, 1500));
         raw(c, &args);
     }
-    [("bf", bf, 0), ("cf", cf, 2)]
+    made
 }
 
 fn info_cmd(family: &str) -> &'static str {
@@ -28,15 +40,15 @@ fn info_cmd(family: &str) -> &'static str {
 }
 
 /// Each shard's DUMP, INFO and routing are as `want` (DUMPs) says, on this connection.
-fn assert_same(c: &mut Connection, shards: &[(&str, String, u32)], want: &[Vec<u8>], at: &str) {
-    for ((family, key, i), dumped) in shards.iter().zip(want) {
+fn assert_same(c: &mut Connection, shards: &[Made], want: &[Vec<u8>], at: &str) {
+    for ((family, key, i, keyed), dumped) in shards.iter().zip(want) {
         assert_eq!(&dump(c, key), dumped, "{key} {at}");
         assert_eq!(
             place_fields(c, info_cmd(family), key),
-            expected_place(*i),
+            expected_place_as(*i, *keyed),
             "{at}"
         );
-        assert_routes(c, family, key, *i);
+        assert_routes_as(c, family, key, &place_of(*i, *keyed));
     }
 }
 
@@ -47,7 +59,7 @@ fn a_shard_keeps_its_place_through_rdb_dump_scandump_aof_and_replicas() {
     aof_always(&mut c, false);
     let replica = primary.start_replica();
     let shards = populate(&mut c);
-    let want: Vec<Vec<u8>> = shards.iter().map(|(_, k, _)| dump(&mut c, k)).collect();
+    let want: Vec<Vec<u8>> = shards.iter().map(|(_, k, _, _)| dump(&mut c, k)).collect();
     assert_eq!(want[0][0], 7, "a module value");
 
     // The replica got the creations (a header, CF.RESERVE ... SHARD) and the adds.
@@ -68,7 +80,7 @@ fn a_shard_keeps_its_place_through_rdb_dump_scandump_aof_and_replicas() {
         "after the AOF rewrite and DEBUG LOADAOF",
     );
 
-    for ((family, key, i), dumped) in shards.iter().zip(&want) {
+    for ((family, key, i, keyed), dumped) in shards.iter().zip(&want) {
         // RESTORE into another key of the same slot.
         let tag = &key[..key.find('}').unwrap() + 1];
         let copy = format!("{tag}restored");
@@ -76,7 +88,7 @@ fn a_shard_keeps_its_place_through_rdb_dump_scandump_aof_and_replicas() {
         expect_ok(&mut c, &args);
         assert_same(
             &mut c,
-            &[(family, copy, *i)],
+            &[(family, copy, *i, *keyed)],
             std::slice::from_ref(dumped),
             "RESTORE",
         );
@@ -104,7 +116,7 @@ fn a_shard_keeps_its_place_through_rdb_dump_scandump_aof_and_replicas() {
         }
         assert_same(
             &mut c,
-            &[(family, copy, *i)],
+            &[(family, copy, *i, *keyed)],
             std::slice::from_ref(dumped),
             "LOADCHUNK",
         );
@@ -142,7 +154,7 @@ fn restore_and_copy_outside_the_shard_s_slots_are_refused() {
     let s = Server::start();
     let mut c = s.conn();
     let shards = populate(&mut c);
-    for (family, key, i) in &shards {
+    for (family, key, i, keyed) in &shards {
         let dumped = dump(&mut c, key);
         // Keys whose own slots are outside shard i's.
         let place = ShardPlace::new(NAME.as_bytes(), (*i).into(), COUNT.into()).unwrap();
@@ -166,7 +178,7 @@ fn restore_and_copy_outside_the_shard_s_slots_are_refused() {
         expect_int(&mut c, &["COPY", key, &copied], 1);
         assert_same(
             &mut c,
-            &[(family, copied, *i)],
+            &[(family, copied, *i, *keyed)],
             std::slice::from_ref(&dumped),
             "COPY",
         );
@@ -175,7 +187,7 @@ fn restore_and_copy_outside_the_shard_s_slots_are_refused() {
         expect_ok(&mut c, &["DEBUG", "RELOAD"]);
         assert_same(
             &mut c,
-            &[(family, renamed, *i)],
+            &[(family, renamed, *i, *keyed)],
             std::slice::from_ref(&dumped),
             "RENAME and DEBUG RELOAD",
         );
