@@ -253,7 +253,9 @@ abstract class Sharded {
           continue;
         }
         if (spec.read && changed) {
-          rerun.push(...positions); // read against a description that changed: cannot stand
+          // A read against a description that changed cannot stand.
+          if (Date.now() < deadline) rerun.push(...positions);
+          else for (const p of positions) failed.set(p, new RsbloomError(`${spec.what}: the description kept changing until the retry timeout`));
           continue;
         }
         this.answers(spec, cmd, positions, results, failed);

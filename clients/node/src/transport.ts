@@ -46,8 +46,6 @@ export class Command {
   node: string | undefined = undefined;
   /** A once-only command was written and its reply lost: its outcome is unknown. */
   lost = false;
-  /** The command was written at least once and a reply was lost (a retried safe command). */
-  resentAfterLoss = false;
   redirects = 0;
   ask: string | undefined = undefined;
   done = false;
@@ -304,7 +302,6 @@ export class Transport {
       cmd.done = true;
       return 'done';
     }
-    cmd.resentAfterLoss = true;
     return 'reload-wait';
   }
 }

@@ -323,6 +323,9 @@ for (const kind of ['node', 'cluster']) {
         const info = await bloom.info();
         assert.equal(info.routing, 'keyed');
         for (const s of info.shards) {
+          assert.equal(s.info['Shard routing'], 'keyed');
+          assert.equal(s.info['Shard id'], desc.id);
+          assert.ok(!Object.values(s.info).includes(desc.routing_secret)); // never shown
           const mine = items.filter((x) => shardOf(x, 4, desc.routing_secret) === s.index).length;
           assert.ok(s.items >= mine - 5 && s.items <= mine, `shard ${s.index}: ${s.items} of ${mine}`);
           assert.ok(mine > 50, 'the items spread over every shard');

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { ShardedBloom, keySlot, shardOf } from 'rsbloom';
-import { PROTOCOLS, clusterClient, clusterNodes, closeAll, direct, layOut, needs, sleep, uniqueName } from './helpers.mjs';
+import { PROTOCOLS, clusterClient, clusterNodes, closeAll, direct, needs, sleep, uniqueName } from './helpers.mjs';
 
 after(closeAll);
 
@@ -67,8 +67,9 @@ for (const RESP of PROTOCOLS) {
     test('acknowledged adds survive a master killed with SIGKILL', { timeout: 120_000 }, async () => {
       const client = await clusterClient(RESP);
       const name = uniqueName();
-      const keys = await layOut(client, 'bloom', name, SHARDS);
       const bloom = new ShardedBloom(client, name, { retryTimeout: 30_000 });
+      await bloom.reserve(0.000001, 1000 * SHARDS, { shards: SHARDS });
+      const keys = await bloom.shardKeys();
       // The victim: a master that holds a shard and has a replica (an earlier run's promoted
       // replica has none).
       const masters = [...new Set(keys.map((k) => client.slots[keySlot(k)].master.address))];
