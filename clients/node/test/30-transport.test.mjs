@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, test } from 'node:test';
 
-import { AmbiguousWriteError, ShardedBloom, ShardedCuckoo, shardOf } from 'rsbloom';
+import { AmbiguousWriteError, ShardedBloom, ShardedCuckoo, shardKeys, shardOf } from 'rsbloom';
 import { FaultProxy } from './faultproxy.mjs';
-import { NODE, PROTOCOLS, closeAll, layOut, needs, nodeClient, uniqueName } from './helpers.mjs';
+import { NODE, PROTOCOLS, closeAll, layOut, needs, nodeClient, raw, uniqueName } from './helpers.mjs';
 
 after(closeAll);
 
@@ -119,6 +119,38 @@ for (const RESP of PROTOCOLS) {
       assert.deepEqual(err.unknown, [0]);
       assert.equal(proxy.count('CF.DEL'), 1);
       assert.equal(await check.count(ITEMS[0]), 1); // one copy removed, by the lost command
+    });
+
+    test('a reserve whose replies were lost goes on: its own description and shards are known by their id', async () => {
+      const direct = await nodeClient(RESP);
+      const [proxy, client] = await proxied(RESP);
+      // The description script's reply lost: resent, it answers 0, and HGET id is ours.
+      const name = uniqueName();
+      const bloom = new ShardedBloom(client, name, { retryTimeout: 10_000 });
+      proxy.dropAfter('EVAL');
+      await bloom.reserve(0.01, 1000, { shards: SHARDS });
+      assert.equal(proxy.dropped, 1);
+      assert.equal(proxy.count('EVAL'), 2);
+      assert.equal(proxy.count('HGET'), 1);
+      const id = (await new ShardedBloom(direct, name).description()).id;
+      assert.match(id, /^[0-9a-f]{32}$/);
+      assert.deepEqual(await bloom.madd(['a', 'b']), [true, true]);
+      // Shard reserves' replies lost: resent, they answer "item exists", and BF.INFO's
+      // Shard id says each is ours.
+      const other = uniqueName();
+      const cuckoo = new ShardedCuckoo(client, other, { retryTimeout: 10_000 });
+      proxy.dropAfter('CF.RESERVE', 1);
+      await cuckoo.reserve(1000, { shards: SHARDS });
+      assert.equal(proxy.count('CF.RESERVE'), SHARDS + SHARDS - 1);
+      assert.equal(proxy.count('CF.INFO'), SHARDS - 1);
+      const check = new ShardedCuckoo(direct, other);
+      const info = await check.info();
+      assert.ok(info.shards.every((s) => s.id === info.id));
+      assert.deepEqual(await cuckoo.madd(['x']), [true]);
+      assert.equal(await check.count('x'), 1);
+      await bloom.delete();
+      await cuckoo.delete();
+      for (const key of [name, other, ...shardKeys(name, SHARDS), ...shardKeys(other, SHARDS)]) assert.equal(await raw(direct, key, ['EXISTS', key]), 0);
     });
   });
 }

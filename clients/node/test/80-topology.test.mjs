@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
-import { ShardedBloom, ShardedCuckoo, keySlot, shardKey, shardOf } from 'rsbloom';
-import { PROTOCOLS, closeAll, clusterClient, direct, layOut, needs, uniqueName } from './helpers.mjs';
+import { Command, ShardedBloom, ShardedCuckoo, Transport, keySlot, shardKey, shardOf } from 'rsbloom';
+import { FaultProxy } from './faultproxy.mjs';
+import { PROTOCOLS, closeAll, clusterClient, direct, layOut, needs, nodeClient, uniqueName } from './helpers.mjs';
 
 after(closeAll);
 
@@ -97,4 +98,60 @@ for (const RESP of PROTOCOLS) {
       });
     });
   }
+}
+
+for (const RESP of PROTOCOLS) {
+  describe(`cluster, TRYAGAIN, RESP${RESP}`, needs('cluster'), () => {
+    // A multi-key command on the node migrating its slot, one key moved and one not, is
+    // refused with TRYAGAIN (the server did not run it). The proxy sees that reply go by and,
+    // before the client gets it, ends the migration (the moved key back, the slot stable):
+    // the transport's resend then gets both values. The library's own commands have one key
+    // each, so this drives the transport with an MGET.
+    test('TRYAGAIN during a slot migration is sent again', async () => {
+      const client = await clusterClient(RESP);
+      const tag = uniqueName('tryagain');
+      const [ka, kb] = [`{${tag}}a`, `{${tag}}b`];
+      await client.set(ka, '1');
+      await client.set(kb, '2');
+      const slot = String(keySlot(ka));
+      const source = client.slots[keySlot(ka)].master.address;
+      const target = client.masters.map((m) => m.address).find((a) => a !== source);
+      const split = (a) => [a.slice(0, a.lastIndexOf(':')), a.slice(a.lastIndexOf(':') + 1)];
+      const src = await direct(source);
+      const dst = await direct(target);
+      const srcId = String(await src.sendCommand(['CLUSTER', 'MYID']));
+      const dstId = String(await dst.sendCommand(['CLUSTER', 'MYID']));
+      const endTheMigration = async () => {
+        // The source stable first (migrating, it would answer the key's RESTORE with ASK);
+        // the target, still importing, serves the MIGRATE back after ASKING on one connection.
+        await src.sendCommand(['CLUSTER', 'SETSLOT', slot, 'STABLE']);
+        await Promise.all([dst.sendCommand(['ASKING']), dst.sendCommand(['MIGRATE', ...split(source), '', '0', '5000', 'KEYS', kb])]);
+        await dst.sendCommand(['CLUSTER', 'SETSLOT', slot, 'STABLE']);
+      };
+      await dst.sendCommand(['CLUSTER', 'SETSLOT', slot, 'IMPORTING', srcId]);
+      await src.sendCommand(['CLUSTER', 'SETSLOT', slot, 'MIGRATING', dstId]);
+      try {
+        await src.sendCommand(['MIGRATE', ...split(target), '', '0', '5000', 'KEYS', kb]);
+        await assert.rejects(src.sendCommand(['MGET', ka, kb]), { message: /^TRYAGAIN/ }); // the condition, seen directly
+        const proxy = await new FaultProxy(...split(source)).start();
+        try {
+          proxy.onReply('TRYAGAIN', endTheMigration);
+          const via = await nodeClient(RESP, { host: proxy.host, port: proxy.port });
+          const cmd = new Command(Buffer.from(ka), ['MGET', ka, kb]);
+          await new Transport(via, 10_000).run([cmd]);
+          assert.equal(cmd.error, undefined, String(cmd.error));
+          assert.deepEqual(cmd.reply.map(String), ['1', '2']);
+          assert.equal(proxy.hooked, 1);
+          assert.equal(proxy.count('MGET'), 2);
+        } finally {
+          await proxy.close();
+        }
+      } finally {
+        for (const conn of [src, dst]) await conn.sendCommand(['CLUSTER', 'SETSLOT', slot, 'STABLE']);
+      }
+      assert.equal(await src.sendCommand(['EXISTS', ka, kb]), 2);
+      assert.equal(await dst.sendCommand(['CLUSTER', 'COUNTKEYSINSLOT', slot]), 0);
+      await client.del([ka, kb]);
+    });
+  });
 }

@@ -6,6 +6,8 @@
 //   last whole command) is forwarded; every reply to it is read from the server (so the
 //   server ran them all), the client gets the replies for commands before that chunk plus
 //   the first `keep` replies of it, and then its connection is closed. `dropped` counts these.
+// - onReply(text, hook): before the first server bytes holding `text` are forwarded, await
+//   hook() once (the server's side is paused meanwhile); `hooked` counts the calls.
 // - commands: every command name forwarded (upper case); count(verb) of one name.
 import net from 'node:net';
 
@@ -54,8 +56,11 @@ export class FaultProxy {
   constructor(host, port) {
     this.target = { host, port };
     this.commands = [];
+    this.errors = [];
     this.dropped = 0;
     this.rule = undefined;
+    this.hook = undefined;
+    this.hooked = 0;
     this.sockets = new Set();
     this.host = '127.0.0.1';
     this.port = 0;
@@ -70,6 +75,10 @@ export class FaultProxy {
 
   dropAfter(verb, keep = 0) {
     this.rule = { verb: verb.toUpperCase(), keep };
+  }
+
+  onReply(text, hook) {
+    this.hook = { text, hook };
   }
 
   count(verb) {
@@ -105,6 +114,26 @@ export class FaultProxy {
       upstream.write(piece);
     });
     upstream.on('data', (chunk) => {
+      const hook = this.hook;
+      if (hook && chunk.includes(hook.text)) {
+        this.hook = undefined;
+        this.hooked++;
+        upstream.pause();
+        hook.hook().then(
+          () => {
+            handle(chunk);
+            upstream.resume();
+          },
+          (e) => {
+            this.errors.push(e);
+            end();
+          },
+        );
+        return;
+      }
+      handle(chunk);
+    });
+    const handle = (chunk) => {
       fromServer = Buffer.concat([fromServer, chunk]);
       let pos = 0;
       const forward = [];
@@ -124,7 +153,7 @@ export class FaultProxy {
       fromServer = fromServer.subarray(pos);
       if (forward.length) client.write(Buffer.concat(forward));
       if (drop && drop.total <= 0) end();
-    });
+    };
     for (const s of [client, upstream]) {
       s.on('error', end);
       s.on('close', () => {
@@ -134,8 +163,10 @@ export class FaultProxy {
     }
   }
 
+  /** Closes every socket and the listener; throws the first error a hook raised. */
   async close() {
     for (const s of this.sockets) s.destroy();
     await new Promise((resolve) => this.server.close(() => resolve()));
+    if (this.errors.length) throw this.errors[0];
   }
 }
