@@ -164,7 +164,7 @@ class ClusterRouter implements Router {
 
   async refresh(): Promise<void> {
     // node-redis has no public call to reread the slot map; its cluster client does so on
-    // MOVED through this one, which every node-redis 5 and 6 release has.
+    // MOVED through this internal one (node-redis 6; checked on 6.3.1, the version tested).
     const self = (this.cluster as { _self?: unknown })._self ?? this.cluster;
     const slots = (self as { _slots?: { rediscover?: (start?: unknown) => Promise<void> } })._slots;
     if (typeof slots?.rediscover !== 'function') return;

@@ -73,7 +73,10 @@ fn node_client_tests_pass_on_a_server_and_a_cluster() {
         "node --test took {:.1} s; failing: {failures:?}",
         started.elapsed().as_secs_f64()
     );
-    assert!(out.status.success(), "node --test failed (its output is above)");
+    assert!(
+        out.status.success(),
+        "node --test failed (its output is above)"
+    );
     let passed = summary(&text, "pass").expect("a node --test summary");
     assert!(passed > 0, "no test passed");
     for field in ["fail", "skipped", "todo", "cancelled"] {
