@@ -48,6 +48,8 @@ export class Command {
   lost = false;
   redirects = 0;
   ask: string | undefined = undefined;
+  /** ASKING's own error reply in this round (a user without `+asking`, say). */
+  askingError: Error | undefined = undefined;
   done = false;
 
   constructor(key: Buffer, args: Arg[], policy: Policy = 'safe') {
@@ -226,7 +228,10 @@ export class Transport {
   }
 
   private async round(pending: Command[]): Promise<void> {
-    for (const cmd of pending) cmd.error = undefined;
+    for (const cmd of pending) {
+      cmd.error = undefined;
+      cmd.askingError = undefined;
+    }
     const routed = await Promise.all(
       pending.map((cmd) =>
         this.router.route(cmd).then(
@@ -252,7 +257,14 @@ export class Transport {
       }
       if (cmd.ask !== undefined) {
         // Its error, if any, is ASKING's own; the command's reply is read as its own.
-        replies.push(client.sendCommand(['ASKING']).then(() => undefined, () => undefined));
+        replies.push(
+          client.sendCommand(['ASKING']).then(
+            () => undefined,
+            (e: unknown) => {
+              cmd.askingError = e instanceof Error ? e : new Error(String(e));
+            },
+          ),
+        );
       }
       replies.push(
         client.sendCommand(cmd.args, SEND_OPTIONS).then(
@@ -279,6 +291,13 @@ export class Transport {
     }
     if (e instanceof ErrorReply) {
       const words = e.message.split(' ');
+      if (cmd.askingError !== undefined && (words[0] === 'MOVED' || words[0] === 'ASK')) {
+        // ASKING was refused, so the node named by ASK sent the command back: following
+        // the ASK cannot work, and the refusal is the command's outcome (it did not run).
+        cmd.error = cmd.askingError;
+        cmd.done = true;
+        return 'done';
+      }
       if ((words[0] === 'MOVED' || words[0] === 'ASK') && words.length >= 3 && this.cluster) {
         cmd.redirects++;
         if (words[0] === 'ASK') {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import {
-  BatchError, FilterExistsError, FilterFullError, FilterNotFoundError, ShardFullError, ShardedBloom, ShardedCuckoo,
+  AmbiguousWriteError, BatchError, FilterExistsError, FilterFullError, FilterNotFoundError, ShardFullError, ShardedBloom, ShardedCuckoo,
   UnknownProtocolError, defaultBloomShards, keySlot, shardCapacity, shardKey, shardKeys, shardOf, slotRange,
 } from 'rsbloom';
 import { PROTOCOLS, closeAll, connect, layOut, needs, raw, uniqueName } from './helpers.mjs';
@@ -238,6 +238,37 @@ for (const kind of ['node', 'cluster']) {
         assert.equal(await raw(client, lost, ['EXISTS', lost]), 0);
         await bloom.delete();
         await assert.rejects(bloom.add('x'), FilterNotFoundError);
+      });
+
+      test('a cuckoo batch error keeps every other shard\'s answer, applied once', async () => {
+        const client = await connect(kind, RESP);
+        const cuckoo = new ShardedCuckoo(client, uniqueName(), { retryTimeout: 300 });
+        await cuckoo.reserve(4000, { shards: 4 });
+        const gone = (await cuckoo.shardKeys())[2];
+        await raw(client, gone, ['DEL', gone]);
+        const items = Array.from({ length: 200 }, (_, i) => `i${i}`);
+        const err = await cuckoo.madd(items).then(() => assert.fail('no error'), (e) => e);
+        const lost = items.flatMap((x, i) => (shardOf(x, 4) === 2 ? [i] : []));
+        assert.ok(err instanceof BatchError && !(err instanceof FilterFullError) && !(err instanceof AmbiguousWriteError), String(err));
+        assert.deepEqual([...err.failed.keys()], lost);
+        assert.deepEqual(err.unknown, []);
+        assert.ok([...err.failed.values()].every((e) => /not found/.test(e.message)));
+        assert.deepEqual(err.results.map((r) => r === null), items.map((_, i) => lost.includes(i)));
+        const kept = items.filter((_, i) => !lost.includes(i));
+        assert.ok(err.results.every((r, i) => lost.includes(i) || r === true));
+        for (const item of kept.slice(0, 40)) assert.equal(await cuckoo.count(item), 1);
+        await cuckoo.delete();
+      });
+
+      test('a filter deleted under a reader is not found', async () => {
+        const client = await connect(kind, RESP);
+        const name = uniqueName();
+        const a = new ShardedBloom(client, name);
+        await a.reserve(0.01, 1000, { shards: 3 });
+        await a.madd(['x', 'y']);
+        assert.equal(await new ShardedBloom(client, name).delete(), true);
+        await assert.rejects(a.mexists(['x', 'y']), FilterNotFoundError);
+        await assert.rejects(a.card(), FilterNotFoundError);
       });
 
       test('the module refuses a misrouted item', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 
-import { ShardedBloom, ShardedCuckoo } from 'rsbloom';
+import { ShardedBloom, ShardedCuckoo, shardOf } from 'rsbloom';
 import { CLUSTER, NODE, PROTOCOLS, REPO, closeAll, connect, needs, uniqueName } from './helpers.mjs';
 
 after(closeAll);
@@ -25,10 +25,11 @@ cls = rsbloom.ShardedBloom if req["family"] == "bloom" else rsbloom.ShardedCucko
 f = cls(client, req["name"])
 out = {}
 if req.get("reserve"):
+    keyed = {"keyed_routing": True} if req.get("keyed") else {}
     if req["family"] == "bloom":
-        f.reserve(0.001, 10000, shards=req["reserve"])
+        f.reserve(0.001, 10000, shards=req["reserve"], **keyed)
     else:
-        f.reserve(10000, shards=req["reserve"])
+        f.reserve(10000, shards=req["reserve"], **keyed)
 if req.get("add"):
     out["added"] = f.madd(req["add"])
 if req.get("exists"):
@@ -36,6 +37,7 @@ if req.get("exists"):
 if req.get("count"):
     out["count"] = [f.count(x) for x in req["count"]]
 out["shards"] = f.shard_count
+out["description"] = f.description()
 print(json.dumps(out))
 `;
 
@@ -101,6 +103,33 @@ for (const kind of ['node', 'cluster']) {
         const more = items('py', 50);
         await python({ ...where(), family: 'bloom', name, add: more });
         assert.deepEqual(await bloom.mexists(more), more.map(() => true));
+        await bloom.delete();
+      });
+
+      test('keyed routing agrees both ways: the same secret routes alike in both clients', async () => {
+        const client = await connect(kind, RESP);
+        // Python makes a keyed cuckoo filter and adds; this client finds each item once.
+        const pyName = uniqueName('crosslang');
+        const fromPython = items('{one-tag}py', 200);
+        const made = await python({ ...where(), family: 'cuckoo', name: pyName, reserve: 4, keyed: true, add: fromPython });
+        assert.equal(made.description.routing, 'keyed');
+        const cuckoo = new ShardedCuckoo(client, pyName);
+        assert.equal((await cuckoo.info()).routing, 'keyed');
+        assert.deepEqual(await cuckoo.mexists(fromPython), fromPython.map(() => true));
+        for (const item of fromPython.slice(0, 20)) assert.equal(await cuckoo.count(item), 1);
+        const spread = new Set(fromPython.map((x) => shardOf(x, 4, made.description.routing_secret)));
+        assert.equal(spread.size, 4); // one hash tag, every shard
+        // This client makes a keyed Bloom filter and adds; Python finds them all.
+        const jsName = uniqueName('crosslang');
+        const bloom = new ShardedBloom(client, jsName);
+        await bloom.reserve(0.001, 10_000, { shards: 5, keyedRouting: true });
+        const fromNode = items('{one-tag}js', 300);
+        await bloom.madd(fromNode);
+        const seen = await python({ ...where(), family: 'bloom', name: jsName, exists: fromNode, add: items('py', 50) });
+        assert.deepEqual(seen.exists, fromNode.map(() => true));
+        assert.equal(seen.description.routing_secret, (await bloom.description()).routing_secret);
+        assert.deepEqual(await bloom.mexists(items('py', 50)), items('py', 50).map(() => true));
+        await cuckoo.delete();
         await bloom.delete();
       });
     });

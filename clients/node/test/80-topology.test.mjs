@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
-import { Command, ShardedBloom, ShardedCuckoo, Transport, keySlot, shardKey, shardOf } from 'rsbloom';
+import { AmbiguousWriteError, BatchError, Command, FilterFullError, ShardedBloom, ShardedCuckoo, Transport, keySlot, shardKey, shardOf } from 'rsbloom';
 import { FaultProxy } from './faultproxy.mjs';
-import { PROTOCOLS, closeAll, clusterClient, direct, layOut, needs, nodeClient, uniqueName } from './helpers.mjs';
+import { CLUSTER, PROTOCOLS, closeAll, clusterClient, direct, layOut, needs, nodeClient, quiet, uniqueName } from './helpers.mjs';
+import { createCluster } from 'redis';
 
 after(closeAll);
 
@@ -154,4 +155,75 @@ for (const RESP of PROTOCOLS) {
       await client.del([ka, kb]);
     });
   });
+}
+
+// The ACL rules docs/sharding.md gives a user of the sharded filters (reads, writes, reserve
+// and delete), plus what node-redis' cluster client needs (CLUSTER SLOTS).
+const SHARDED_USER = ['-@all', '+bf.insert', '+bf.mexists', '+bf.card', '+bf.info', '+bf.reserve', '+cf.insert',
+  '+cf.insertnx', '+cf.mexists', '+cf.count', '+cf.del', '+cf.info', '+cf.reserve', '+hgetall', '+hmget', '+hget',
+  '+hset', '+exists', '+eval', '+del', '+asking', '+cluster|slots'];
+
+for (const RESP of PROTOCOLS) {
+  for (const asking of [true, false]) {
+    describe(`cluster, a restricted user ${asking ? 'with' : 'without'} +asking, RESP${RESP}`, needs('cluster'), () => {
+      // With only the documented rules a user follows an ASK and a MOVED; without +asking,
+      // the ASK'd shard's items fail with NOPERM (nothing else does), and no reply is ever
+      // paired with another command: every answer after the migration is exact.
+      test('through a slot migration', async () => {
+        const admin = await clusterClient(RESP);
+        const name = uniqueName();
+        const user = `rs${name.slice(-8)}`;
+        const rules = SHARDED_USER.filter((r) => asking || r !== '+asking');
+        const everyNode = [...admin.masters, ...admin.replicas].map((n) => n.address);
+        for (const address of everyNode) await (await direct(address)).sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', 'resetchannels', ...rules]);
+        const client = quiet(createCluster({ rootNodes: [{ socket: { host: CLUSTER.host, port: CLUSTER.port } }], defaults: { username: user, password: 'pw' }, RESP }));
+        try {
+          await client.connect();
+          const f = new ShardedCuckoo(client, name, { retryTimeout: 5_000 });
+          await f.reserve(3000, { shards: 3 });
+          const items = Array.from({ length: 900 }, (_, i) => `a${i}`);
+          await f.madd(items.slice(0, 300));
+          const slot = keySlot(shardKey(name, 0, 3));
+          const source = admin.slots[slot].master.address;
+          const target = admin.masters.map((m) => m.address).find((a) => a !== source);
+          const src = await direct(source);
+          const dst = await direct(target);
+          const others = await Promise.all(admin.masters.map((m) => m.address).filter((a) => a !== source && a !== target).map((a) => direct(a)));
+          const srcId = String(await src.sendCommand(['CLUSTER', 'MYID']));
+          const dstId = String(await dst.sendCommand(['CLUSTER', 'MYID']));
+          await dst.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', srcId]);
+          await src.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', dstId]);
+          const on0 = Array.from({ length: 300 }, (_, i) => i).filter((i) => shardOf(items[300 + i], 3) === 0);
+          try {
+            const keys = await src.sendCommand(['CLUSTER', 'GETKEYSINSLOT', String(slot), '100000']);
+            await src.sendCommand(['MIGRATE', ...[target.slice(0, target.lastIndexOf(':')), target.slice(target.lastIndexOf(':') + 1)], '', '0', '5000', 'KEYS', ...keys]);
+            if (asking) {
+              assert.deepEqual(await f.madd(items.slice(300, 600)), items.slice(300, 600).map(() => true));
+            } else {
+              const err = await f.madd(items.slice(300, 600)).then(() => assert.fail('no error'), (e) => e);
+              assert.ok(err instanceof BatchError && !(err instanceof FilterFullError) && !(err instanceof AmbiguousWriteError), String(err));
+              assert.deepEqual([...err.failed.keys()], on0);
+              assert.deepEqual(err.unknown, []);
+              assert.ok([...err.failed.values()].every((e) => /NOPERM|permission/i.test(e.message)), String([...err.failed.values()][0]));
+              for (let i = 0; i < 300; i++) assert.equal(err.results[i], on0.includes(i) ? null : true);
+            }
+            for (const conn of [dst, src, ...others]) await conn.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'NODE', dstId]);
+          } catch (e) {
+            for (const conn of [src, dst]) await conn.sendCommand(['CLUSTER', 'SETSLOT', String(slot), 'STABLE']).catch(() => {});
+            throw e;
+          }
+          // MOVED now; every answer is its own item's.
+          const refused = new Set(asking ? [] : on0.map((i) => items[300 + i]));
+          const added = new Set(items.slice(0, 600).filter((x) => !refused.has(x)));
+          const probes = [...items.slice(0, 600), ...Array.from({ length: 300 }, (_, i) => `never${i}`)];
+          assert.deepEqual(await f.mexists(probes), probes.map((p) => added.has(p)));
+          assert.equal(await f.card(), added.size);
+          await f.delete();
+        } finally {
+          await client.close().catch(() => {});
+          for (const address of everyNode) await (await direct(address)).sendCommand(['ACL', 'DELUSER', user]);
+        }
+      });
+    });
+  }
 }

@@ -31,7 +31,7 @@ export function needs(...what) {
 // Every client a test opens; closed by closeAll() in an after() hook.
 const opened = [];
 
-function quiet(client) {
+export function quiet(client) {
   // A connection a test breaks on purpose emits 'error'; unheard, it would end the process.
   client.on('error', () => {});
   return client;
