@@ -104,6 +104,9 @@ const SEND_OPTIONS = {
 
 const NOT_RUN = ['TRYAGAIN', 'CLUSTERDOWN', 'MASTERDOWN', 'LOADING', 'READONLY'];
 
+/** How long a round waits for a node's first connection (ms). */
+const CONNECT_WAIT = 1000;
+
 /** Errors node-redis raises for a command it never wrote. */
 function notWritten(e: Error): boolean {
   return (
@@ -153,10 +156,24 @@ class ClusterRouter implements Router {
     if (address === undefined || node === undefined) {
       throw new NotSentError(`no known node for slot ${slot}${address === undefined ? '' : ` (${address})`}`);
     }
+    // A node whose first connect never succeeds (a dead node the slot map still names)
+    // would keep nodeClient() pending for as long as node-redis retries: wait a moment, then
+    // count the command as not sent and go round again.
+    const connecting = this.cluster.nodeClient(node);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new NotSentError(`${address}: no connection within ${CONNECT_WAIT} ms`));
+      }, CONNECT_WAIT);
+    });
     try {
-      return [address, await this.cluster.nodeClient(node)];
+      return [address, await Promise.race([connecting, late])];
     } catch (e) {
+      connecting.catch(() => undefined); // its late rejection is not ours to report
+      if (e instanceof NotSentError) throw e;
       throw new NotSentError(`${address}: ${(e as Error).message}`, { cause: e });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
