@@ -8,7 +8,7 @@
 #   make test-servers  the whole suite once per server: Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1
 #   make test-slow     build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 #   make test-guava    filters exported by rsbloom-cli read by the real Guava (JDK and Guava via apt)
-#   make lint          rustfmt and clippy, warnings are errors; no import cycle between modules; the Node client's tsc + eslint
+#   make lint          rustfmt and clippy, warnings are errors; no import cycle between modules; ruff; the Node client's tsc + eslint
 #   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
@@ -53,7 +53,7 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 help:
 	@sed -n -e '1s/^# //p' -e 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: cluster cluster-stop build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
+.PHONY: cluster cluster-stop build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-lint deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -101,11 +101,19 @@ test-slow: deps
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace -- --ignored
 
-lint: deps-build deps-node
+lint: deps-build deps-lint deps-node
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	python3 tools/import-cycles.py core/src src cli/src clients/rust/src
+	$(RUFF) check clients/python bench
 	cd clients/node && npm run --silent lint
+
+# ruff, the Python client's linter (its rules in clients/python/pyproject.toml), from PyPI
+# into target/py-tools (nothing system-wide).
+RUFF := target/py-tools/bin/ruff
+deps-lint:
+	@[ -x $(RUFF) ] || python3 -m pip install --quiet --disable-pip-version-check \
+		--no-warn-script-location --target target/py-tools "ruff==0.8.6"
 
 # Results: target/criterion/ (core), bench/results/e2e.csv + e2e.svg (end to end) and
 # bench/results/e2e-redisbloom.csv (rsbloom beside RedisBloom 2.8.2 on Redis 7.4.1).

@@ -11,6 +11,7 @@ import rsbloom
 from rsbloom import _replies as R
 from rsbloom import protocol as P
 
+
 def primaries(client):
     if isinstance(client, redis.cluster.RedisCluster):
         return {node.name for node in client.get_primaries()}

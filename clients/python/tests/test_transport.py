@@ -41,7 +41,8 @@ def first_shard_and_rest(items, shards=SHARDS):
     return [i for i, s in enumerate(of) if s == first], [i for i, s in enumerate(of) if s != first]
 
 
-def test_a_bloom_batch_is_resent_after_its_reply_was_lost(protocol, node_client, proxy, name, laid_out):
+def test_a_bloom_batch_is_resent_after_its_reply_was_lost(protocol, node_client, proxy, name,
+                                                           laid_out):
     laid_out(node_client, "bloom", name, SHARDS)
     bloom = rsbloom.ShardedBloom(via(proxy, protocol), name, retry_timeout=10)
     bloom.description()
@@ -94,8 +95,8 @@ def test_reads_are_resent_after_their_reply_was_lost(protocol, node_client, prox
     assert bloom.card() == len(ITEMS[::2])
 
 
-def test_a_cuckoo_insert_is_not_resent_and_names_the_unknown_items(protocol, node_client, proxy, name,
-                                                                   laid_out):
+def test_a_cuckoo_insert_is_not_resent_and_names_the_unknown_items(protocol, node_client, proxy,
+                                                                   name, laid_out):
     laid_out(node_client, "cuckoo", name, SHARDS)
     cuckoo = rsbloom.ShardedCuckoo(via(proxy, protocol), name, retry_timeout=10)
     cuckoo.description()

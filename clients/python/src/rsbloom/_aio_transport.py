@@ -87,6 +87,11 @@ class _Cluster:
         return node.name, node
 
     def node_at(self, host: str, port: int):
+        # An ASK names the node as the cluster announces it; the client's nodes are known
+        # by their remapped addresses when it was given an ``address_remap``.
+        remap = getattr(self.client.nodes_manager, "remap_host_port", None)
+        if remap is not None:
+            host, port = remap(host, port)
         node = self.client.get_node(host=host, port=port)
         if node is None:  # the next round reloads the slot map first
             raise _NotSent(f"ASK names {host}:{port}, which the cluster's nodes do not list")

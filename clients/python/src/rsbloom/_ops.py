@@ -27,7 +27,7 @@ from redis.exceptions import ResponseError
 
 from . import _replies as R
 from . import protocol as P
-from ._transport import ONCE, SAFE, Command
+from ._transport import Command
 from .errors import (
     AmbiguousWriteError,
     BatchError,
