@@ -11,56 +11,13 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { ShardedBloom, keySlot, shardOf } from 'rsbloom';
-import { PROTOCOLS, clusterClient, clusterNodes, closeAll, direct, needs, sleep, uniqueName } from './helpers.mjs';
+import { PROTOCOLS, clusterClient, closeAll, direct, needs, settledReplica, uniqueName, withReplica } from './helpers.mjs';
 
 after(closeAll);
 
 const SHARDS = 6;
 const BATCH = 200;
 const DEADLINE = 45_000; // the node timeout is 2 s; an election takes about one more
-const SETTLE = 20_000; // for earlier topology changes to reach every node's view
-
-/** The first of these masters with a connected replica (waited for): [address, direct client]. */
-async function withReplica(addresses) {
-  const deadline = Date.now() + SETTLE;
-  for (;;) {
-    for (const address of addresses) {
-      const conn = await direct(address);
-      const role = await conn.sendCommand(['ROLE']);
-      if (String(role[0]) === 'master' && role[2].length > 0) return [address, conn];
-    }
-    assert.ok(Date.now() < deadline, `none of ${addresses.join(', ')} has a replica`);
-    await sleep(100);
-  }
-}
-
-/**
- * The port of the victim's replica once the cluster agrees on it: the victim streams to it
- * (ROLE) and every live node's CLUSTER NODES names it the victim's replica and does not flag
- * the victim as failing. A replica the other masters do not yet know as the victim's would
- * get no votes once the victim is gone.
- */
-async function settledReplica(victim, victimId, liveAddresses) {
-  const deadline = Date.now() + SETTLE;
-  let seen;
-  for (;;) {
-    const role = await victim.sendCommand(['ROLE']);
-    seen = JSON.stringify(role.map(String));
-    if (String(role[0]) === 'master' && role[2].length > 0) {
-      const port = Number(role[2][0][1]);
-      let agreed = true;
-      for (const address of liveAddresses) {
-        const view = await clusterNodes(await direct(address));
-        const replica = view.find((n) => n.port === port);
-        const me = view.find((n) => n.id === victimId);
-        if (!replica || !replica.flags.includes('slave') || replica.master !== victimId || me.flags.some((f) => f.includes('fail'))) agreed = false;
-      }
-      if (agreed) return port;
-    }
-    assert.ok(Date.now() < deadline, `the cluster did not settle on a replica of the victim in ${SETTLE} ms: ROLE ${seen}`);
-    await sleep(100);
-  }
-}
 
 for (const RESP of PROTOCOLS) {
   describe(`cluster, RESP${RESP}`, needs('cluster'), () => {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { createClient, createCluster } from 'redis';
 
 import { shardCapacity, shardKeys } from 'rsbloom';
@@ -38,8 +39,8 @@ export function quiet(client) {
 }
 
 /** A connected client of one server (the test node by default) in protocol RESP. */
-export async function nodeClient(RESP, where = NODE) {
-  const client = quiet(createClient({ socket: { host: where.host, port: where.port }, RESP }));
+export async function nodeClient(RESP, where = NODE, socket = {}) {
+  const client = quiet(createClient({ socket: { host: where.host, port: where.port, ...socket }, RESP }));
   opened.push(client);
   await client.connect();
   return client;
@@ -50,12 +51,12 @@ export async function nodeClient(RESP, where = NODE) {
 // master, which may be the one the suite named.
 const seeds = new Set();
 
-export async function clusterClient(RESP) {
+export async function clusterClient(RESP, defaults = undefined) {
   const rootNodes = [`${CLUSTER.host}:${CLUSTER.port}`, ...seeds].map((a) => {
     const at = a.lastIndexOf(':');
     return { socket: { host: a.slice(0, at), port: Number(a.slice(at + 1)) } };
   });
-  const cluster = quiet(createCluster({ rootNodes, RESP }));
+  const cluster = quiet(createCluster({ rootNodes, RESP, ...(defaults ? { defaults } : {}) }));
   cluster.on('node-error', () => {});
   opened.push(cluster);
   await cluster.connect();
@@ -127,3 +128,53 @@ export async function clusterNodes(conn) {
     return { id: f[0], address: addr, port: Number(addr.slice(addr.lastIndexOf(':') + 1)), flags: f[2].split(','), master: f[3] };
   });
 }
+
+// For earlier topology changes to reach every node's view.
+const SETTLE = 20_000;
+
+/** The first of these masters with a connected replica (waited for): [address, direct client]. */
+export async function withReplica(addresses) {
+  const deadline = Date.now() + SETTLE;
+  const conns = new Map();
+  for (;;) {
+    for (const address of addresses) {
+      if (!conns.has(address)) conns.set(address, await direct(address));
+      const conn = conns.get(address);
+      const role = await conn.sendCommand(['ROLE']);
+      if (String(role[0]) === 'master' && role[2].length > 0) return [address, conn];
+    }
+    assert.ok(Date.now() < deadline, `none of ${addresses.join(', ')} has a replica`);
+    await sleep(100);
+  }
+}
+
+/**
+ * The port of the victim's replica once the cluster agrees on it: the victim streams to it
+ * (ROLE) and every live node's CLUSTER NODES names it the victim's replica and does not flag
+ * the victim as failing. A replica the other masters do not yet know as the victim's would
+ * get no votes once the victim is gone.
+ */
+export async function settledReplica(victim, victimId, liveAddresses) {
+  const deadline = Date.now() + SETTLE;
+  const conns = new Map();
+  let seen;
+  for (;;) {
+    const role = await victim.sendCommand(['ROLE']);
+    seen = JSON.stringify(role.map(String));
+    if (String(role[0]) === 'master' && role[2].length > 0) {
+      const port = Number(role[2][0][1]);
+      let agreed = true;
+      for (const address of liveAddresses) {
+        if (!conns.has(address)) conns.set(address, await direct(address));
+        const view = await clusterNodes(conns.get(address));
+        const replica = view.find((n) => n.port === port);
+        const me = view.find((n) => n.id === victimId);
+        if (!replica || !replica.flags.includes('slave') || replica.master !== victimId || me.flags.some((f) => f.includes('fail'))) agreed = false;
+      }
+      if (agreed) return port;
+    }
+    assert.ok(Date.now() < deadline, `the cluster did not settle on a replica of the victim in ${SETTLE} ms: ROLE ${seen}`);
+    await sleep(100);
+  }
+}
+
