@@ -35,8 +35,8 @@ BATCH = 200
 SHARDS = 6
 
 
-def direct(host: str, port: int) -> redis.Redis:
-    return redis.Redis(host=host, port=port, socket_timeout=5)
+def direct(host: str, port: int, timeout: float = 5.0) -> redis.Redis:
+    return redis.Redis(host=host, port=port, socket_timeout=timeout)
 
 
 def cluster_nodes(conn) -> List[Tuple[str, int, str, str]]:
@@ -137,13 +137,13 @@ class Writer(threading.Thread):
         for shard in shards:
             try:
                 node = self.admin.get_node_from_key(self.keys[shard])
-                conn = self._conns.setdefault(node.name, direct(node.host, node.port))
+                conn = self._conns.setdefault(node.name, direct(node.host, node.port, 1.0))
                 role = conn.execute_command("ROLE")
                 if role[0] != b"master" or not role[2]:
                     continue  # no replica to hold it
                 pipe = conn.pipeline(transaction=False)
                 pipe.incr(self.tag_of[shard] + b"nemesis:ack")
-                pipe.execute_command("WAIT", 1, 2000)
+                pipe.execute_command("WAIT", 1, 500)
                 _, replicas = pipe.execute()
             except redis.RedisError:
                 continue  # dead, or no longer the slot's master: not acknowledged
@@ -157,8 +157,9 @@ class Writer(threading.Thread):
 
 
 class Report:
-    """One fault's figures: when it began, how long the writers' longest batch overlapping it
-    took to come back (time to recover), and the items acknowledged meanwhile."""
+    """One fault's figures: when it began and ended, the time to recover (the writers'
+    longest wait between two answered batches over it) and the items acknowledged
+    meanwhile."""
 
     def __init__(self, fault: str):
         self.fault = fault
@@ -242,12 +243,17 @@ class Nemesis:
         act()
         report.ended = time.monotonic()
         self._wait_batches(3)  # the writers are past it
-        report.recover = max((end - report.began for w in self.writers
-                              for began, end in w.spans if began <= report.ended
-                              and end >= report.began), default=0.0)
+        report.recover = max((self._stall(w, report) for w in self.writers), default=0.0)
         report.acked = sum(len(w.acked) for w in self.writers) - acked_before
         self.reports.append(report)
         return report
+
+    @staticmethod
+    def _stall(writer: Writer, report: Report) -> float:
+        """The writer's longest wait between two answered batches, over the fault."""
+        ends = [report.began] + sorted(end for _, end in writer.spans if end > report.began)
+        gaps = [b - a for a, b in zip(ends, ends[1:]) if a <= report.ended]
+        return max(gaps, default=0.0)
 
     def pause(self, seconds_past_timeout: float = 2.0) -> Report:
         """SIGSTOP the victim until its replica is promoted (past cluster-node-timeout), then
