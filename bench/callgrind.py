@@ -14,7 +14,8 @@ items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD
 x100, BF.MEXISTS x100; BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on KEYED
-and on BLOCKED filters (labels `... keyed`, `... blocked`); APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
+and on BLOCKED filters (labels `... keyed`, `... blocked`) and on shards routed by key slot
+and by keyed routing (`... shard`, `... shard keyed`); APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
 times its capacity: its burst layers' path; a TIME window's add that moves its clock is
 replicated as APBF.INSERTAT, one within the same millisecond as it came, and under valgrind
 several adds share a millisecond, so these rows measure a mix, mostly the latter),
@@ -83,12 +84,13 @@ APBF_FILLED = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]] + [
     ["APBF.MADD", "k"] + [f"item:{j}" for j in range(b, b + 1000)] for b in range(0, 20000, 1000)]
 
 
-def variant_rows(opts):
+def variant_rows(opts, tag=None):
     """BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on a 10M filter made
-    with `opts` (KEYED, BLOCKED): the plain rows' commands, labelled with the options."""
+    with `opts` (KEYED, BLOCKED, a SHARD place): the plain rows' commands, labelled with the
+    options (or `tag`)."""
     reserve = [["BF.RESERVE", "k", "0.01", "10000000"] + opts]
     filled = reserve + BF_FILLED[1:]
-    tag = " " + "+".join(o.lower() for o in opts)
+    tag = " " + (tag or "+".join(o.lower() for o in opts))
     return [
         ("BF.ADD" + tag, reserve, lambda i: ["BF.ADD", "k", f"item:{i}"]),
         ("BF.EXISTS filled" + tag, filled, lambda i: ["BF.EXISTS", "k", f"item:{i}"]),
@@ -115,6 +117,11 @@ COMMANDS = [
     # The same on KEYED (SipHash-1-3 under the filter's secret) and BLOCKED (one 512-bit block
     # per item) filters of rsbloom's own format: what each costs beside the plain rows above.
     *[row for opts in (["KEYED"], ["BLOCKED"]) for row in variant_rows(opts)],
+    # A shard (the only one of its logical filter, so every item is its own): the routing
+    # check by key slot, and by keyed routing's HMAC-SHA256.
+    *variant_rows(["SHARD", "k", "0", "1"], "shard"),
+    *variant_rows(["SHARD", "k", "0", "1", "SHARDSECRET", "00112233445566778899aabbccddeeff"],
+                  "shard keyed"),
     # Counting Bloom filters of the BF rows' capacity and rate (4-bit counters).
     ("CBF.ADD", [["CBF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["CBF.ADD", "k", f"item:{i}"]),

@@ -10,6 +10,7 @@ use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::{guava, Chain, ChainMeta, ItemHash, LayerMeta, Scheme, Variant};
 use rsbloom_core::cms::CountMinSketch;
 use rsbloom_core::counting::CountingFilter;
+use rsbloom_core::shard::ShardPlace;
 use rsbloom_core::testkit::Rng;
 
 const NO_LIMIT: u64 = u64::MAX;
@@ -284,12 +285,37 @@ fn sketches(c: &mut Criterion) {
     }
 }
 
+/// A shard's routing check per item: by key slot (CRC16) and by keyed routing (HMAC-SHA256,
+/// which the sha2 crate runs on SHA-NI where the CPU has it; valgrind hides it, so callgrind
+/// counts the portable path).
+fn routing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("shard-routing");
+    let items: Vec<Vec<u8>> = (0..1000)
+        .map(|i| format!("item:{i}").into_bytes())
+        .collect();
+    g.throughput(Throughput::Elements(items.len() as u64));
+    let plain = ShardPlace::new(b"f", 0, 1).unwrap();
+    let keyed = plain
+        .clone()
+        .with_secret_hex(b"00112233445566778899aabbccddeeff")
+        .unwrap();
+    for (tag, place) in [("slot", &plain), ("keyed", &keyed)] {
+        g.bench_function(format!("check_item/{tag}"), |b| {
+            b.iter(|| {
+                for item in &items {
+                    black_box(place.check_item(item).is_ok());
+                }
+            })
+        });
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3))
         .sample_size(30);
-    targets = hashing, small, large, blocked, counting, sketches
+    targets = hashing, small, large, blocked, counting, sketches, routing
 }
 criterion_main!(benches);

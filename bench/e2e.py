@@ -40,7 +40,6 @@ import csv
 import datetime
 import hashlib
 import os
-import platform
 import shutil
 import socket
 import statistics
@@ -383,7 +382,7 @@ def bytes_per_item(server, fnames):
 def server_cpu(client):
     """The server process's CPU seconds so far (user + system, INFO cpu)."""
     info = client.call("INFO", "cpu").decode()
-    fields = dict(l.split(":", 1) for l in info.splitlines() if ":" in l)
+    fields = dict(line.split(":", 1) for line in info.splitlines() if ":" in line)
     return float(fields["used_cpu_user"]) + float(fields["used_cpu_sys"])
 
 
@@ -450,7 +449,7 @@ def svg_chart(rows, path, subtitle):
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="10" y="22" font-size="16">rsbloom end to end: items per second (median, min-max)</text>',
+           '<text x="10" y="22" font-size="16">rsbloom end to end: items per second (median, min-max)</text>',
            f'<text x="10" y="42" fill="#555">{subtitle}</text>']
     for i, r in enumerate(rows):
         y = top + i * bar_h
@@ -472,7 +471,7 @@ def machine_info(version):
     cpu = "unknown cpu"
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     return f"{cpu}, {os.cpu_count()} cores, Redis {version}, commit {commit}"
@@ -643,7 +642,7 @@ def stack_server():
     if not os.path.exists(env_file):
         sys.exit(f"{env_file} is missing: run make deps-servers (tools/servers.sh redis-7.4)")
     with open(env_file) as f:
-        fields = dict(l.split("=", 1) for l in f.read().splitlines() if "=" in l)
+        fields = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
     program = fields["REDIS_SERVER"]
     env = dict(os.environ)
     if fields.get("LD_LIBRARY_PATH"):

@@ -47,6 +47,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "target", "redis-py", "site"))
 sys.path.insert(0, os.path.join(ROOT, "clients", "python", "src"))
+# The nemesis (and the fault proxy it puts in front of every node) is the suite's own.
+sys.path.insert(0, os.path.join(ROOT, "clients", "python", "tests"))
 
 import redis  # noqa: E402
 from redis.cluster import ClusterNode, RedisCluster  # noqa: E402
@@ -415,6 +417,72 @@ def reshard(env, args, out):
         cl.stop()
 
 
+def bigshard(env, args, out):
+    """One 10^10-URL shard moved with MIGRATE between two standalone servers."""
+    src, dst = Cluster(env, cluster=False), Cluster(env, cluster=False)
+    try:
+        a = src.nodes[0].client()
+        a.config_set("proto-max-bulk-len", str(1 << 30))
+        capacity = 78_160_356
+        a.execute_command("BF.RESERVE", "plan", 0.01, capacity, "NONSCALING")
+        chunks, it = [], 0
+        while True:
+            it, data = a.execute_command("BF.SCANDUMP", "plan", it)
+            if it == 0:
+                break
+            chunks.append((it, data))
+        a.delete("plan")
+        rnd = random.Random(1)
+        for i, (it, data) in enumerate(chunks):
+            body = data if i == 0 else rnd.randbytes(len(data))
+            a.execute_command("BF.LOADCHUNK", "plan", it, body)
+        payload = len(a.dump("plan"))
+        t = time.time()
+        a.execute_command("MIGRATE", "127.0.0.1", dst.nodes[0].port, "plan", 0, 60000)
+        seconds = time.time() - t
+        b = dst.nodes[0].client()
+        row(out, env, "bigshard", capacity=capacity, dump_bytes=payload,
+            memory_usage=b.memory_usage("plan", samples=0), migrate_seconds=round(seconds, 2),
+            moved=b.exists("plan") == 1 and a.exists("plan") == 0)
+    finally:
+        src.stop()
+        dst.stop()
+
+
+# --- the nemesis: a paused master, lost replies, a killed master ----------------------
+
+def failover(env, args, out):
+    """The suite's nemesis on a cluster of its own: writers of both families, the faults one
+    at a time; per fault the time to recover (the longest batch overlapping it) and the items
+    acknowledged meanwhile, then lost (0 expected), unknown and the exceptions the writers
+    saw (0 expected)."""
+    from nemesis import Nemesis
+
+    cl = Cluster(env)
+    try:
+        seed = cl.nodes[0].port
+
+        def make(remap):
+            return RedisCluster(host="127.0.0.1", port=seed, socket_timeout=5,
+                                address_remap=remap)
+
+        nemesis = Nemesis(make, "nemesis")
+        try:
+            nemesis.start()
+            reports = [nemesis.pause(), nemesis.drop(), nemesis.kill()]
+            nemesis.stop()
+            totals = nemesis.check()
+        finally:
+            nemesis.stop()
+            nemesis.close()
+        for r in reports:
+            row(out, env, "failover", fault=r.fault, recover_s=round(r.recover, 1),
+                acked_meanwhile=r.acked)
+        row(out, env, "failover-totals", **totals)
+    finally:
+        cl.stop()
+
+
 # --- output ----------------------------------------------------------------------------
 
 ROWS = []
@@ -432,7 +500,7 @@ def main():
     p.add_argument("--servers", default="redis-7.4,valkey-9.1")
     p.add_argument("--items", type=int, default=1_000_000)
     p.add_argument("--probes", type=int, default=1_000_000)
-    p.add_argument("--parts", default="fp,memory,throughput,reshard,bigshard")
+    p.add_argument("--parts", default="fp,memory,throughput,reshard,failover,bigshard")
     p.add_argument("--quick", action="store_true", help="100,000 items and probes")
     args = p.parse_args()
     if args.quick:
@@ -448,6 +516,8 @@ def main():
             throughput(env, args, None)
         if "reshard" in parts:
             reshard(env, args, None)
+        if "failover" in parts:
+            failover(env, args, None)
         if "bigshard" in parts:
             bigshard(env, args, None)
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)

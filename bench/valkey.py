@@ -55,7 +55,7 @@ def run(port, args, pipeline, n):
         [BENCH, "-h", "127.0.0.1", "-p", str(port), "-c", "4", "-n", str(n), "-r", "100000000",
          "-P", str(pipeline), "-q", "--csv"] + args,
         capture_output=True, text=True, check=True).stdout
-    rows = [l for l in out.splitlines() if l and not l.startswith('"test"')]
+    rows = [line for line in out.splitlines() if line and not line.startswith('"test"')]
     return float(re.findall(r'"([0-9.]+)"', rows[-1])[0])
 
 

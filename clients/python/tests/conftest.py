@@ -19,28 +19,59 @@ def _address(var):
     return host or "127.0.0.1", int(port)
 
 
-@pytest.fixture(scope="session")
-def node_client():
+@pytest.fixture(params=[2, 3], ids=["resp2", "resp3"])
+def protocol(request):
+    """Every test that talks to a server runs once in RESP2 and once in RESP3, each right
+    after the other (a function-scoped parameter keeps the files' order: the tests that
+    break the cluster run last)."""
+    return request.param
+
+
+def node_at(protocol, **kwargs):
+    """A new plain client of the single server in that protocol."""
     host, port = _address("RSBLOOM_TEST_NODE")
-    client = redis.Redis(host=host, port=port, socket_timeout=10)
-    client.ping()
-    yield client
-    client.close()
+    kwargs.setdefault("socket_timeout", 10)
+    return redis.Redis(host=host, port=port, protocol=protocol, **kwargs)
+
+
+def cluster_at(protocol):
+    """A new cluster client in that protocol (for the tests that break the cluster, which
+    run once, each in one protocol: see test_zz_cluster_topology.py)."""
+    host, port = _address("RSBLOOM_TEST_CLUSTER")
+    return RedisCluster(host=host, port=port, socket_timeout=10, protocol=protocol)
 
 
 @pytest.fixture(scope="session")
-def cluster_client():
-    host, port = _address("RSBLOOM_TEST_CLUSTER")
-    client = RedisCluster(host=host, port=port, socket_timeout=10)
-    client.ping()
-    yield client
-    client.close()
+def _clients():
+    """One client per (kind, protocol), made when first asked for, closed at the end."""
+    made = {}
+    yield made
+    for client in made.values():
+        client.close()
+
+
+def _client(clients, kind, protocol):
+    if (kind, protocol) not in clients:
+        client = node_at(protocol) if kind == "node" else cluster_at(protocol)
+        client.ping()
+        clients[kind, protocol] = client
+    return clients[kind, protocol]
+
+
+@pytest.fixture
+def node_client(_clients, protocol):
+    return _client(_clients, "node", protocol)
+
+
+@pytest.fixture
+def cluster_client(_clients, protocol):
+    return _client(_clients, "cluster", protocol)
 
 
 @pytest.fixture(params=["node", "cluster"])
-def client(request):
+def client(request, _clients, protocol):
     """Each shared test once on the single server and once on the cluster."""
-    return request.getfixturevalue(f"{request.param}_client")
+    return _client(_clients, request.param, protocol)
 
 
 @pytest.fixture

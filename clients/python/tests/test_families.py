@@ -4,25 +4,14 @@ import time
 
 import pytest
 import redis
-from redis.cluster import RedisCluster
 
 import rsbloom
 
 
-@pytest.fixture(params=[2, 3])
-def resp(request, client):
-    """The client, and a second one speaking RESP3."""
-    if request.param == 2:
-        yield client
-        return
-    if isinstance(client, RedisCluster):
-        node = client.get_default_node()
-        other = RedisCluster(host=node.host, port=node.port, protocol=3)
-    else:
-        kwargs = client.connection_pool.connection_kwargs
-        other = redis.Redis(host=kwargs["host"], port=kwargs["port"], protocol=3)
-    yield other
-    other.close()
+@pytest.fixture
+def resp(client):
+    """The client (conftest runs each test in RESP2 and RESP3)."""
+    return client
 
 
 def test_counting_bloom(resp, name):

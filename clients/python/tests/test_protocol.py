@@ -53,16 +53,17 @@ def test_shard_capacity(vectors):
 
 
 def test_default_shards(vectors):
-    for entry in vectors["default_shards"]:
+    def shards(entry):
         if entry["family"] == "bloom":
-            call = lambda: protocol.default_bloom_shards(entry["capacity"], entry["error_rate"])
-        else:
-            call = lambda: protocol.default_cuckoo_shards(entry["capacity"], entry["bucket_size"])
+            return protocol.default_bloom_shards(entry["capacity"], entry["error_rate"])
+        return protocol.default_cuckoo_shards(entry["capacity"], entry["bucket_size"])
+
+    for entry in vectors["default_shards"]:
         if entry["shards"] is None:
             with pytest.raises(ValueError):
-                call()
+                shards(entry)
         else:
-            assert call() == entry["shards"], entry
+            assert shards(entry) == entry["shards"], entry
 
 
 def test_every_slot_has_one_shard_and_ranges_tile():
@@ -87,3 +88,13 @@ def test_documented_example_and_errors():
         protocol.key_slot(42)
     assert protocol.shard_capacity(1, 16384) == 1
     assert math.isclose(protocol.bloom_shard_bytes(1000, 0.01), 1198.13, rel_tol=1e-4)
+
+
+def test_keyed_routing(vectors):
+    entries = vectors["keyed_routing"]
+    assert len(entries) >= 60
+    for entry in entries:
+        secret, item = bytes.fromhex(entry["secret"]), bytes.fromhex(entry["hex"])
+        assert protocol.keyed_slot(secret, item) == entry["slot"], entry
+        for count, shard in entry["shard"].items():
+            assert protocol.keyed_shard_of(secret, item, int(count)) == shard, entry

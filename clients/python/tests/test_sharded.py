@@ -1,13 +1,16 @@
 """ShardedBloom and ShardedCuckoo on a real server and a real cluster (the Rust suite's)."""
 
 import random
+import re
 
 import pytest
 import redis
 from redis.exceptions import ResponseError
 
 import rsbloom
+from rsbloom import _replies as R
 from rsbloom import protocol as P
+
 
 def primaries(client):
     if isinstance(client, redis.cluster.RedisCluster):
@@ -147,8 +150,15 @@ def test_a_lost_shard_is_never_recreated(sharding, name):
     lost = P.shard_key(name, 1, 2)
     sharding.delete(lost)
     items = [f"i{i}" for i in range(50)]
-    with pytest.raises(ResponseError, match="not found"):
+    with pytest.raises(rsbloom.BatchError, match="not found") as caught:
         bloom.madd(items)
+    # The other shard's items were added and answered; the lost shard's are failed.
+    on_lost = [i for i, item in enumerate(items) if P.shard_of(item, 2) == 1]
+    assert on_lost and sorted(caught.value.failed) == on_lost
+    assert all("not found" in str(e) for e in caught.value.failed.values())
+    assert caught.value.unknown == []
+    assert [r is None for r in caught.value.results] == [i in on_lost for i in range(50)]
+    assert all(caught.value.results[i] is True for i in range(50) if i not in on_lost)
     assert not sharding.exists(lost)
     bloom.delete()
     with pytest.raises(rsbloom.FilterNotFoundError):
@@ -160,12 +170,15 @@ def test_reserve_records_the_description_and_shard_places(sharding, name):
     bloom.reserve(0.001, 50_000, nonscaling=True)  # the default count
     desc = bloom.description()
     count = P.default_bloom_shards(50_000, 0.001)
+    assert re.fullmatch("[0-9a-f]{32}", desc["id"])
     assert desc == {"protocol": P.PROTOCOL, "family": "bloom", "shards": str(count),
                     "capacity": "50000", "shard_capacity": str(P.shard_capacity(50_000, count)),
-                    "error_rate": "0.001", "expansion": "0"}
+                    "error_rate": "0.001", "expansion": "0", "id": desc["id"]}
     for shard in bloom.info()["shards"]:
         info = shard["info"]
         assert info.get("Shard of") == name and info.get("Shard") == shard["index"]
+        assert R.text(info.get("Shard id")) == desc["id"]
+        assert R.text(info.get("Shard routing")) == "slot"
         assert info.get("Shards") == count
         first, last = shard["slots"]
         assert str(info.get("Shard slots")) == f"{first}-{last}"

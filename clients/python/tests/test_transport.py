@@ -29,8 +29,8 @@ def proxy(node_client):
         yield p
 
 
-def via(proxy):
-    return redis.Redis(host=proxy.host, port=proxy.port, socket_timeout=10)
+def via(proxy, protocol):
+    return redis.Redis(host=proxy.host, port=proxy.port, socket_timeout=10, protocol=protocol)
 
 
 def first_shard_and_rest(items, shards=SHARDS):
@@ -41,9 +41,10 @@ def first_shard_and_rest(items, shards=SHARDS):
     return [i for i, s in enumerate(of) if s == first], [i for i, s in enumerate(of) if s != first]
 
 
-def test_a_bloom_batch_is_resent_after_its_reply_was_lost(node_client, proxy, name, laid_out):
+def test_a_bloom_batch_is_resent_after_its_reply_was_lost(protocol, node_client, proxy, name,
+                                                           laid_out):
     laid_out(node_client, "bloom", name, SHARDS)
-    bloom = rsbloom.ShardedBloom(via(proxy), name, retry_timeout=10)
+    bloom = rsbloom.ShardedBloom(via(proxy, protocol), name, retry_timeout=10)
     bloom.description()
     proxy.drop_after("BF.INSERT", keep=1)  # the first shard's reply arrives, no other
     answers = bloom.madd(ITEMS)
@@ -58,13 +59,13 @@ def test_a_bloom_batch_is_resent_after_its_reply_was_lost(node_client, proxy, na
     assert direct.card() == len(ITEMS)
 
 
-def test_a_whole_lost_bloom_batch_answers_in_the_callers_order(node_client, proxy, name,
+def test_a_whole_lost_bloom_batch_answers_in_the_callers_order(protocol, node_client, proxy, name,
                                                                 laid_out):
     laid_out(node_client, "bloom", name, SHARDS)
     direct = rsbloom.ShardedBloom(node_client, name)
     before = ITEMS[::3]
     direct.madd(before)
-    bloom = rsbloom.ShardedBloom(via(proxy), name, retry_timeout=10)
+    bloom = rsbloom.ShardedBloom(via(proxy, protocol), name, retry_timeout=10)
     bloom.description()
     shuffled = list(ITEMS)
     random.Random(7).shuffle(shuffled)
@@ -78,10 +79,10 @@ def test_a_whole_lost_bloom_batch_answers_in_the_callers_order(node_client, prox
     assert direct.mexists(probes) == [not p.startswith("never:") for p in probes]
 
 
-def test_reads_are_resent_after_their_reply_was_lost(node_client, proxy, name, laid_out):
+def test_reads_are_resent_after_their_reply_was_lost(protocol, node_client, proxy, name, laid_out):
     laid_out(node_client, "bloom", name, SHARDS)
     rsbloom.ShardedBloom(node_client, name).madd(ITEMS[::2])
-    bloom = rsbloom.ShardedBloom(via(proxy), name, retry_timeout=10)
+    bloom = rsbloom.ShardedBloom(via(proxy, protocol), name, retry_timeout=10)
     proxy.drop_after("HGETALL")  # the description's read
     assert bloom.shard_count == SHARDS
     assert proxy.count("HGETALL") == 2
@@ -94,10 +95,10 @@ def test_reads_are_resent_after_their_reply_was_lost(node_client, proxy, name, l
     assert bloom.card() == len(ITEMS[::2])
 
 
-def test_a_cuckoo_insert_is_not_resent_and_names_the_unknown_items(node_client, proxy, name,
-                                                                   laid_out):
+def test_a_cuckoo_insert_is_not_resent_and_names_the_unknown_items(protocol, node_client, proxy,
+                                                                   name, laid_out):
     laid_out(node_client, "cuckoo", name, SHARDS)
-    cuckoo = rsbloom.ShardedCuckoo(via(proxy), name, retry_timeout=10)
+    cuckoo = rsbloom.ShardedCuckoo(via(proxy, protocol), name, retry_timeout=10)
     cuckoo.description()
     proxy.drop_after("CF.INSERT", keep=1)
     with pytest.raises(rsbloom.AmbiguousWriteError) as caught:
@@ -116,10 +117,10 @@ def test_a_cuckoo_insert_is_not_resent_and_names_the_unknown_items(node_client, 
     assert direct.card() == len(ITEMS)
 
 
-def test_a_cuckoo_remove_is_not_resent_and_addnx_is(node_client, proxy, name, laid_out):
+def test_a_cuckoo_remove_is_not_resent_and_addnx_is(protocol, node_client, proxy, name, laid_out):
     laid_out(node_client, "cuckoo", name, SHARDS)
     direct = rsbloom.ShardedCuckoo(node_client, name)
-    cuckoo = rsbloom.ShardedCuckoo(via(proxy), name, retry_timeout=10)
+    cuckoo = rsbloom.ShardedCuckoo(via(proxy, protocol), name, retry_timeout=10)
     cuckoo.description()
     # CF.INSERTNX adds nothing twice, so it is sent again; its items then answer False.
     proxy.drop_after("CF.INSERTNX")
@@ -158,7 +159,7 @@ def direct_node(node):
     return redis.Redis(host=node.host, port=node.port, socket_timeout=10)
 
 
-def test_tryagain_during_a_slot_migration_is_retried(cluster_client):
+def test_tryagain_during_a_slot_migration_is_retried(cluster_client, protocol):
     """A multi-key command on the node migrating its slot, one key moved and one not, is
     refused with TRYAGAIN (the server did not run it). The proxy sees that reply go by and,
     before the client gets it, ends the migration (the moved key back, the slot stable): the
@@ -194,7 +195,8 @@ def test_tryagain_during_a_slot_migration_is_retried(cluster_client):
         with FaultProxy(source.host, source.port) as proxy:
             proxy.on_reply("TRYAGAIN", end_the_migration)
             transport = Transport(redis.Redis(host=proxy.host, port=proxy.port,
-                                              socket_timeout=10), retry_timeout=10)
+                                              socket_timeout=10, protocol=protocol),
+                                  retry_timeout=10)
             cmd = Command(ka.encode(), (b"MGET", ka, kb))
             transport.run([cmd])
             assert cmd.error is None, cmd.error

@@ -33,8 +33,9 @@ pub struct ShardPlace {
     /// The logical filter's creation id (its description's `id`): a client that finds its
     /// own id here knows a reserve whose reply it lost made this shard.
     pub id: Option<Vec<u8>>,
-    /// Keyed routing's secret; `None` routes by the item's key slot.
-    pub secret: Option<RoutingSecret>,
+    /// Keyed routing's secret; `None` routes by the item's key slot. Boxed: its HMAC state
+    /// is 200-odd bytes, which every place (and every creation's options) would carry.
+    pub secret: Option<Box<RoutingSecret>>,
 }
 
 impl ShardPlace {
@@ -71,7 +72,9 @@ impl ShardPlace {
 
     /// The place with keyed routing (SHARDSECRET's 32 hex digits).
     pub fn with_secret_hex(mut self, hex: &[u8]) -> Result<ShardPlace> {
-        self.secret = Some(RoutingSecret::from_hex(hex).ok_or(Error::ShardSecret)?);
+        self.secret = Some(Box::new(
+            RoutingSecret::from_hex(hex).ok_or(Error::ShardSecret)?,
+        ));
         Ok(self)
     }
 
@@ -182,7 +185,7 @@ impl ShardPlace {
             let secret: [u8; SECRET_BYTES] = bytes_of(src)?
                 .try_into()
                 .map_err(|_| bad_data("shard place: a routing secret of another length"))?;
-            place.secret = Some(RoutingSecret::new(secret));
+            place.secret = Some(Box::new(RoutingSecret::new(secret)));
         }
         if scheme & ID_FLAG != 0 {
             place = place.with_id(&bytes_of(src)?).map_err(bad)?;

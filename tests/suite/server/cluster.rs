@@ -837,7 +837,14 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         let Value::Array(pairs) = info else {
             panic!("BF.INFO {key}: {info:?}")
         };
-        let place: Vec<String> = pairs[pairs.len() - 8..]
+        let from = pairs
+            .iter()
+            .position(|v| {
+                matches!(v, Value::SimpleString(_) | Value::BulkString(_))
+                    && as_text(v) == "Shard of"
+            })
+            .expect("a shard's place in BF.INFO");
+        let place: Vec<String> = pairs[from..]
             .iter()
             .map(|v| match v {
                 Value::Int(n) => n.to_string(),
@@ -855,6 +862,8 @@ fn sharded_filter_recipe_spreads_over_every_master() {
             &count,
             "Shard slots",
             &slots,
+            "Shard routing",
+            "slot",
         ];
         assert_eq!(place, expected, "BF.INFO {key}");
     }

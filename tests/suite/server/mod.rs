@@ -11,6 +11,7 @@
 //! `redisbloom_live`, `redisbloom_states`, `redisbloom_diff`, `slot_migration` and
 //! `info::active_defragmentation_*` start particular servers whatever `$REDIS_SERVER` says
 //! (`PINNED` in the Makefile).
+//! The Node.js client's own tests run on a server and a cluster too (`node_client`).
 
 mod acl;
 mod aof_restore;
@@ -20,6 +21,7 @@ mod double_replies;
 mod durability;
 mod info;
 mod name_clash;
+mod node_client;
 mod python_client;
 mod redis_py;
 mod redisbloom8;

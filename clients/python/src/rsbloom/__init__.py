@@ -5,6 +5,7 @@ or Valkey cluster (protocol ``rsbloom-sharding/1``), and typed helpers for the c
 from . import protocol
 from .errors import (
     AmbiguousWriteError,
+    BatchError,
     FilterExistsError,
     FilterFullError,
     FilterNotFoundError,
@@ -17,7 +18,7 @@ from .sharded import ShardedBloom, ShardedCuckoo
 __version__ = "0.1.0"
 
 __all__ = [
-    "APBF", "CBF", "AmbiguousWriteError", "FilterExistsError", "FilterFullError",
+    "APBF", "CBF", "AmbiguousWriteError", "BatchError", "FilterExistsError", "FilterFullError",
     "FilterNotFoundError", "RsbloomError", "ShardedBloom", "ShardedCuckoo",
     "UnknownProtocolError", "apbf", "cbf", "protocol",
 ]

@@ -37,15 +37,23 @@ def boolean(value: Any) -> bool:
     return integer(value) == 1
 
 
+# INFO fields that are text even when they look like numbers (a name, an id of digits).
+_TEXT_FIELDS = ("Shard of", "Shard id", "Shard routing", "Shard slots")
+
+
 def info(reply: Any) -> Dict[str, Any]:
     """An INFO reply (a flat list of names and values in RESP2, a map in RESP3) as a dict
-    from name to value, values read with ``number``."""
+    from name to value, values read with ``number`` but for the shard's text fields."""
     if isinstance(reply, dict):
         pairs = reply.items()
     else:
         items = list(reply)
         pairs = zip(items[0::2], items[1::2])
-    return {text(k): number(v) for k, v in pairs}
+    out = {}
+    for k, v in pairs:
+        name = text(k)
+        out[name] = text(v) if name in _TEXT_FIELDS else number(v)
+    return out
 
 
 def hash_fields(reply: Any) -> Dict[str, str]:

@@ -6,17 +6,23 @@ connection error, which would repeat a cuckoo ``CF.INSERT`` the server may alrea
 Instead each command carries a policy, and after every round:
 
 - ``MOVED``: the slot map is reloaded and the command goes to the new owner.
-- ``ASK``: the command goes to the node named, preceded by ``ASKING``, this once.
+- ``ASK``: the command goes to the node named, preceded by ``ASKING``, this once. When
+  ``ASKING`` itself is refused (an ACL user without ``+asking``), the command's own reply
+  is still read and paired with it, and the command ends with ``ASKING``'s error.
 - ``TRYAGAIN``, ``CLUSTERDOWN``, ``MASTERDOWN``, ``READONLY``, ``LOADING``: the server did not
   run it; it is sent again after a pause (the slot map reloaded).
 - No connection could be made: nothing was sent; reload, pause, send again.
 - The connection failed after the command was sent (a failover, a killed node, a timeout):
-  the server may or may not have run it. ``SAFE`` commands (reads, Bloom adds, deletes) are
-  sent again; ``RESERVE`` ones too, and an ``item exists`` after such a loss counts as done;
-  ``ONCE`` commands (cuckoo inserts and deletes, the description script) are not: they end
-  with ``lost`` set and the caller reports the ambiguity.
+  the server may or may not have run it. ``SAFE`` commands (reads, Bloom adds, deletes,
+  reserves, which the caller recognizes as its own by their creation id) are sent again;
+  ``ONCE`` commands (cuckoo inserts and deletes) are not: they end with ``lost`` set and the
+  caller reports the ambiguity.
 
 Retries stop after ``retry_timeout`` seconds; the last error is then the command's.
+
+The rounds are one generator, ``rounds``, shared by the blocking ``Transport`` here and the
+asyncio one (``_aio_transport``): it yields what to do (exchange these groups, sleep, reload
+the slot map) and the driver does it with its own I/O.
 """
 
 from __future__ import annotations
@@ -30,15 +36,14 @@ from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
     MovedError,
-    RedisClusterException,
     ReadOnlyError,
+    RedisClusterException,
     ResponseError,
     TimeoutError,
     TryAgainError,
 )
 
 SAFE = "safe"
-RESERVE = "reserve"
 ONCE = "once"
 
 # Replies saying the server did not run the command, so sending it again is always safe.
@@ -55,7 +60,7 @@ class Command:
     ``lost`` (an ambiguous connection failure ended a ``ONCE`` command), ``redirects``."""
 
     __slots__ = ("key", "args", "policy", "reply", "error", "node", "lost", "redirects",
-                 "_ask", "_was_lost", "_retried_after_loss", "_done")
+                 "_ask", "_was_lost", "_done")
 
     def __init__(self, key: bytes, args: Sequence[Any], policy: str = SAFE):
         self.key = key
@@ -66,9 +71,8 @@ class Command:
         self.node: Optional[str] = None
         self.lost = False
         self.redirects = 0
-        self._ask: Optional[Tuple[str, Any]] = None
+        self._ask: Optional[Tuple[str, int]] = None  # (host, port) of an ASK, this once
         self._was_lost = False
-        self._retried_after_loss = False
         self._done = False
 
 
@@ -113,11 +117,13 @@ class _Cluster:
         return node.name, self.client.get_redis_connection(node)
 
     def node_at(self, host: str, port: int):
+        # An ASK names the node as the cluster announces it; the client's nodes are known
+        # by their remapped addresses when it was given an ``address_remap``.
+        remap = getattr(self.client.nodes_manager, "remap_host_port", None)
+        if remap is not None:
+            host, port = remap(host, port)
         node = self.client.get_node(host=host, port=port)
-        if node is None:
-            self.refresh()
-            node = self.client.get_node(host=host, port=port)
-        if node is None:
+        if node is None:  # the next round reloads the slot map first
             raise _NotSent(f"ASK names {host}:{port}, which the cluster's nodes do not list")
         return node.name, self.client.get_redis_connection(node)
 
@@ -148,7 +154,128 @@ class _Group:
         self.sent = False
 
 
+EXCHANGE, SLEEP, REFRESH = "exchange", "sleep", "refresh"
+
+
+def rounds(router, commands: Sequence[Command], retry_timeout: float):
+    """Runs every command to an outcome (see the module's text), yielding ``(EXCHANGE,
+    groups)``, ``(SLEEP, seconds)`` and ``(REFRESH, None)`` for the driver to carry out;
+    never raises for one command's error, which is left in its ``error``."""
+    pending = [c for c in commands if not c._done]
+    deadline = time.monotonic() + retry_timeout
+    pause = 0.02
+    while pending:
+        groups = _group(router, pending)
+        yield EXCHANGE, groups
+        again: List[Command] = []
+        reload = wait = False
+        for cmd in pending:
+            outcome = _judge(cmd)
+            if outcome is None:
+                continue
+            again.append(cmd)
+            reload = reload or outcome in ("reload", "lost", "reload-wait")
+            wait = wait or outcome in ("lost", "reload-wait")
+        pending = again
+        if not pending:
+            break
+        if time.monotonic() >= deadline:
+            for cmd in pending:
+                cmd._done = True  # the last error stays
+            break
+        if wait:
+            yield SLEEP, pause
+            pause = min(pause * 2, 0.5)
+        if reload:
+            yield REFRESH, None
+
+
+def _group(router, pending: List[Command]) -> Dict[Any, _Group]:
+    groups: Dict[Any, _Group] = {}
+    for cmd in pending:
+        cmd.error = None
+        try:
+            name, node = router.node_at(*cmd._ask) if cmd._ask is not None \
+                else router.node_for(cmd.key)
+        except ResponseError as e:  # an ASK a plain server cannot follow: final
+            cmd._ask = None
+            cmd.error = e
+            continue
+        except (RedisClusterException, ConnectionError, TimeoutError) as e:
+            cmd.error = e if isinstance(e, _NotSent) else _NotSent(str(e))
+            continue
+        group = groups.get(id(node))
+        if group is None:
+            group = groups[id(node)] = _Group(name, node)
+        group.commands.append(cmd)
+    return groups
+
+
+def packed(group: _Group) -> List[Tuple[Any, ...]]:
+    """The group's commands as sent, each ASK'd one after its ``ASKING``."""
+    out: List[Tuple[Any, ...]] = []
+    for cmd in group.commands:
+        if cmd._ask is not None:
+            out.append((b"ASKING",))
+        out.append(cmd.args)
+    return out
+
+
+def not_connected(group: _Group, e: BaseException) -> None:
+    for cmd in group.commands:
+        cmd.error = _NotSent(f"{group.name}: {e}")
+
+
+def lost(commands: Sequence[Command], e: BaseException) -> None:
+    """The connection failed with these commands sent and their replies not read."""
+    for cmd in commands:
+        cmd.error = e
+        cmd._was_lost = True
+
+
+def take_reply(cmd: Command, group: _Group, asking: Any, reply: Any) -> None:
+    """Pairs a reply read off the connection with its command (``asking``: ASKING's reply,
+    or None when there was none); errors come as exception values."""
+    cmd.node = group.name
+    if isinstance(asking, BaseException):
+        cmd.error = asking  # the command's own reply (likely an ASK again) was read too
+    elif isinstance(reply, BaseException):
+        cmd.error = reply
+    else:
+        cmd.reply = reply
+
+
+def _judge(cmd: Command) -> Optional[str]:
+    """None when the command is finished (``reply`` or ``error``), else why to go again."""
+    e = cmd.error
+    if e is None:
+        cmd._done = True
+        return None
+    if isinstance(e, MovedError):  # before AskError: MovedError is one
+        cmd._ask = None
+        cmd.redirects += 1
+        return "reload"
+    if isinstance(e, AskError):
+        cmd.redirects += 1
+        cmd._ask = (e.host, e.port)
+        return "again"
+    cmd._ask = None
+    if isinstance(e, _NOT_RUN) or isinstance(e, _NotSent):
+        return "reload-wait"
+    if cmd._was_lost and isinstance(e, (ConnectionError, TimeoutError, OSError)):
+        if cmd.policy == ONCE:
+            cmd.lost = True
+            cmd._done = True
+            return None
+        cmd._was_lost = False
+        return "lost"
+    cmd._done = True
+    return None
+
+
 class Transport:
+    """The blocking driver of ``rounds`` over redis-py's ``Redis`` / ``RedisCluster``."""
+
     def __init__(self, client, retry_timeout: float = 20.0):
         self.client = client
         self.router = _Cluster(client) if is_cluster(client) else _OneNode(client)
@@ -159,56 +286,17 @@ class Transport:
         return isinstance(self.router, _Cluster)
 
     def run(self, commands: Sequence[Command]) -> Sequence[Command]:
-        """Runs every command to an outcome (see the module's text); never raises for one
-        command's error, which is left in its ``error``."""
-        pending = [c for c in commands if not c._done]
-        deadline = time.monotonic() + self.retry_timeout
-        pause = 0.02
-        while pending:
-            groups = self._group(pending)
-            self._exchange(groups)
-            again: List[Command] = []
-            reload = wait = False
-            for cmd in pending:
-                outcome = self._judge(cmd)
-                if outcome is None:
-                    continue
-                again.append(cmd)
-                reload = reload or outcome in ("reload", "lost")
-                wait = wait or outcome in ("wait", "lost", "reload-wait")
-                if outcome == "reload-wait":
-                    reload = True
-            pending = again
-            if not pending:
-                break
-            if time.monotonic() >= deadline:
-                for cmd in pending:
-                    cmd._done = True  # the last error stays
-                break
-            if wait:
-                time.sleep(pause)
-                pause = min(pause * 2, 0.5)
-            if reload:
+        for step, arg in rounds(self.router, commands, self.retry_timeout):
+            if step == EXCHANGE:
+                self._exchange(arg)
+            elif step == SLEEP:
+                time.sleep(arg)
+            else:
                 try:
                     self.router.refresh()
                 except (RedisClusterException, ConnectionError, TimeoutError):
                     pass  # the next round tries again (or finds the connection refused)
         return commands
-
-    def _group(self, pending: List[Command]) -> Dict[Any, _Group]:
-        groups: Dict[Any, _Group] = {}
-        for cmd in pending:
-            cmd.error = None
-            try:
-                name, node = cmd._ask if cmd._ask is not None else self.router.node_for(cmd.key)
-            except (RedisClusterException, ConnectionError, TimeoutError) as e:
-                cmd.error = _NotSent(str(e))
-                continue
-            group = groups.get(id(node))
-            if group is None:
-                group = groups[id(node)] = _Group(name, node)
-            group.commands.append(cmd)
-        return groups
 
     def _exchange(self, groups: Dict[Any, _Group]) -> None:
         try:
@@ -226,81 +314,30 @@ class Transport:
         try:
             group.conn, group.pooled = _acquire(group.redis)
         except (ConnectionError, TimeoutError, OSError) as e:
-            for cmd in group.commands:
-                cmd.error = _NotSent(f"{group.name}: {e}")
+            not_connected(group, e)
             return
-        packed: List[Tuple[Any, ...]] = []
-        for cmd in group.commands:
-            if cmd._ask is not None:
-                packed.append(("ASKING",))
-            packed.append(cmd.args)
         try:
-            group.conn.send_packed_command(group.conn.pack_commands(packed))
+            group.conn.send_packed_command(group.conn.pack_commands(packed(group)))
             group.sent = True
         except (ConnectionError, TimeoutError, OSError) as e:
             group.conn.disconnect()
-            for cmd in group.commands:
-                cmd.error = e
-                cmd._was_lost = True
+            lost(group.commands, e)
 
     def _read(self, group: _Group) -> None:
         conn = group.conn
         for at, cmd in enumerate(group.commands):
             try:
-                if cmd._ask is not None:
-                    conn.read_response()  # ASKING's OK (an error would show in the command)
-                try:
-                    cmd.reply = conn.read_response()
-                except (ResponseError, BusyLoadingError) as e:
-                    cmd.error = e
-                cmd.node = group.name
-            except (ResponseError, BusyLoadingError) as e:
-                cmd.error = e
+                asking = _read_one(conn) if cmd._ask is not None else None
+                take_reply(cmd, group, asking, _read_one(conn))
             except (ConnectionError, TimeoutError, OSError) as e:
                 conn.disconnect()
-                for rest in group.commands[at:]:
-                    rest.error = e
-                    rest._was_lost = True
+                lost(group.commands[at:], e)
                 return
 
-    def _judge(self, cmd: Command) -> Optional[str]:
-        """None when the command is finished (``reply`` or ``error``), else why to go again."""
-        e = cmd.error
-        if e is None:
-            cmd._done = True
-            return None
-        if isinstance(e, MovedError):  # before AskError: MovedError is one
-            cmd._ask = None
-            cmd.redirects += 1
-            return "reload"
-        if isinstance(e, AskError):
-            cmd.redirects += 1
-            try:
-                cmd._ask = self.router.node_at(e.host, e.port)
-            except ResponseError as refused:
-                cmd.error = refused
-                cmd._done = True
-                return None
-            except (RedisClusterException, ConnectionError, TimeoutError):
-                cmd._ask = None
-                return "reload-wait"
-            return "again"
-        cmd._ask = None
-        if isinstance(e, _NOT_RUN) or isinstance(e, _NotSent):
-            return "reload-wait"
-        if cmd._was_lost and isinstance(e, (ConnectionError, TimeoutError, OSError)):
-            if cmd.policy == ONCE:
-                cmd.lost = True
-                cmd._done = True
-                return None
-            cmd._was_lost = False
-            cmd._retried_after_loss = True  # for RESERVE: an "item exists" now may be ours
-            return "lost"
-        if cmd.policy == RESERVE and cmd._retried_after_loss and isinstance(e, ResponseError) \
-                and "item exists" in str(e):
-            cmd.error = None
-            cmd.reply = b"OK"
-            cmd._done = True
-            return None
-        cmd._done = True
-        return None
+
+def _read_one(conn) -> Any:
+    """One reply, an error reply as its exception value."""
+    try:
+        return conn.read_response()
+    except (ResponseError, BusyLoadingError) as e:
+        return e

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from redis.exceptions import RedisError
 
@@ -12,7 +12,8 @@ class RsbloomError(RedisError):
 
 
 class FilterExistsError(RsbloomError):
-    """A reserve found the name taken (``ERR item exists``): nothing was changed."""
+    """A reserve found the name taken (``ERR item exists``) by another filter or key: nothing
+    was changed."""
 
 
 class FilterNotFoundError(RsbloomError):
@@ -20,30 +21,48 @@ class FilterNotFoundError(RsbloomError):
 
 
 class UnknownProtocolError(RsbloomError):
-    """The description names a protocol (or family) this client does not know."""
+    """The description names a protocol, family or routing this client does not know."""
 
 
-class FilterFullError(RsbloomError):
-    """Some items were refused because their shard is full (a non-scaling Bloom shard, or a
-    cuckoo shard with no room). ``results`` has the caller's order: True/False for the items
-    that were answered, None for the refused ones; ``refused`` their positions."""
+class BatchError(RsbloomError):
+    """Some items of a batch were not applied, or their outcome is unknown; every other
+    item's answer is here. ``results``: one entry per item in the caller's order, the answer
+    or None (not applied, or unknown). ``unknown``: the sorted positions whose outcome is
+    unknown (a write that must run once was sent and its reply lost). ``failed``: position ->
+    the cause, for the positions not applied. One shard's error never hides another's
+    answer: the batch is complete when this is raised."""
 
-    def __init__(self, message: str, results: List, refused: Sequence[int]):
+    def __init__(self, message: str, results: List, unknown: Sequence[int] = (),
+                 failed: Optional[Mapping[int, BaseException]] = None):
         super().__init__(message)
         self.results = results
-        self.refused = list(refused)
+        self.unknown = sorted(unknown)
+        self.failed: Dict[int, BaseException] = dict(sorted((failed or {}).items()))
 
 
-class AmbiguousWriteError(RsbloomError):
-    """A write that must not be repeated (a cuckoo ``CF.INSERT``) was sent, and the connection
-    failed before its reply came: the server may or may not have applied it, so it was not
-    retried. ``results`` holds the answers in the caller's order (None where unknown),
-    ``unknown`` the positions whose outcome is unknown and ``causes`` the connection errors by
-    node. Every other command of the batch was completed (retried where that is safe)."""
+class FilterFullError(BatchError):
+    """Every failure is a full shard's refusal (a non-scaling Bloom shard, or a cuckoo
+    shard with no room); ``refused`` lists those positions (``failed``'s keys)."""
+
+    def __init__(self, message: str, results: List, refused: Sequence[int],
+                 failed: Optional[Mapping[int, BaseException]] = None):
+        cause = RsbloomError(message)
+        super().__init__(message, results, (),
+                         failed if failed is not None else {p: cause for p in refused})
+
+    @property
+    def refused(self) -> List[int]:
+        return list(self.failed)
+
+
+class AmbiguousWriteError(BatchError):
+    """A write that must not be repeated (a cuckoo ``CF.INSERT`` or ``CF.DEL``) was sent,
+    and the connection failed before its reply came: the server may or may not have applied
+    it, so it was not sent again. ``unknown`` holds those positions, ``causes`` the
+    connection errors by node; ``failed`` any positions that were refused besides."""
 
     def __init__(self, message: str, results: List, unknown: Sequence[int],
-                 causes: Dict[str, Exception]):
-        super().__init__(message)
-        self.results = results
-        self.unknown = list(unknown)
+                 causes: Mapping[str, BaseException],
+                 failed: Optional[Mapping[int, BaseException]] = None):
+        super().__init__(message, results, unknown, failed)
         self.causes = dict(causes)

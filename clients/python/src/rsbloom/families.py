@@ -7,7 +7,7 @@ docs/commands/window.md). One method per command; replies read alike in RESP2 an
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from redis.exceptions import ResponseError
 
@@ -30,12 +30,32 @@ def _answers(reply: Any, asked: int, what: str) -> List[bool]:
     return results
 
 
+def _same(reply: Any) -> Any:
+    return reply
+
+
+def _ok(reply: Any) -> bool:
+    return R.text(reply) == "OK"
+
+
+def _dump_part(reply: Any) -> Tuple[int, bytes]:
+    it, data = reply
+    return R.integer(it), data if isinstance(data, bytes) else (data or b"")
+
+
+def _booleans(reply: Any) -> List[bool]:
+    return [R.boolean(a) for a in reply]
+
+
 class _Family:
+    """One method per command: each builds its arguments and says how its reply reads;
+    ``_call`` sends it (``rsbloom.asyncio``'s classes send it with ``await``)."""
+
     def __init__(self, client):
         self.client = client
 
-    def _call(self, *args) -> Any:
-        return self.client.execute_command(*args)
+    def _call(self, args: Tuple[Any, ...], read: Callable[[Any], Any] = _same) -> Any:
+        return read(self.client.execute_command(*args))
 
 
 class CBF(_Family):
@@ -47,60 +67,60 @@ class CBF(_Family):
         args: Tuple[Any, ...] = ("CBF.RESERVE", key, error_rate, capacity)
         if counter_bits is not None:
             args += ("COUNTERBITS", counter_bits)
-        return R.text(self._call(*args)) == "OK"
+        return self._call(args, _ok)
 
     def add(self, key, item) -> bool:
         """``CBF.ADD``: True if the item was not present before (it is counted either way)."""
-        return R.boolean(self._call("CBF.ADD", key, item))
+        return self._call(("CBF.ADD", key, item), R.boolean)
 
     def madd(self, key, items: Iterable[Any]) -> List[bool]:
         """``CBF.MADD``; a full filter's refusal raises ``FilterFullError`` (items before it
         were added, the rest not)."""
         items = list(items)
-        return _answers(self._call("CBF.MADD", key, *items), len(items), "CBF.MADD")
+        return self._call(("CBF.MADD", key, *items),
+                          lambda r: _answers(r, len(items), "CBF.MADD"))
 
     def delete(self, key, item) -> bool:
         """``CBF.DEL``: True if the item was present and its counters were decremented."""
-        return R.boolean(self._call("CBF.DEL", key, item))
+        return self._call(("CBF.DEL", key, item), R.boolean)
 
     def mdelete(self, key, items: Iterable[Any]) -> List[bool]:
         """``CBF.MDEL``."""
-        return [R.boolean(a) for a in self._call("CBF.MDEL", key, *items)]
+        return self._call(("CBF.MDEL", key, *items), _booleans)
 
     def exists(self, key, item) -> bool:
         """``CBF.EXISTS``."""
-        return R.boolean(self._call("CBF.EXISTS", key, item))
+        return self._call(("CBF.EXISTS", key, item), R.boolean)
 
     def mexists(self, key, items: Iterable[Any]) -> List[bool]:
         """``CBF.MEXISTS``."""
-        return [R.boolean(a) for a in self._call("CBF.MEXISTS", key, *items)]
+        return self._call(("CBF.MEXISTS", key, *items), _booleans)
 
     def count(self, key, item) -> int:
         """``CBF.COUNT``: the smallest of the item's counters."""
-        return R.integer(self._call("CBF.COUNT", key, item))
+        return self._call(("CBF.COUNT", key, item), R.integer)
 
     def card(self, key) -> int:
         """``CBF.CARD``: adds less deletes."""
-        return R.integer(self._call("CBF.CARD", key))
+        return self._call(("CBF.CARD", key), R.integer)
 
     def info(self, key) -> Dict[str, Any]:
         """``CBF.INFO`` as a dict (``Capacity``, ``Size``, ``Number of items inserted``,
         ``Error rate``, ``Number of hash functions``, ``Number of counters``,
         ``Counter bits``, ``Saturated counters``)."""
-        return R.info(self._call("CBF.INFO", key))
+        return self._call(("CBF.INFO", key), R.info)
 
     def scandump(self, key, iterator: int) -> Tuple[int, bytes]:
         """``CBF.SCANDUMP``: (next iterator, data); (0, b"") at the end."""
-        it, data = self._call("CBF.SCANDUMP", key, iterator)
-        return R.integer(it), data if isinstance(data, bytes) else (data or b"")
+        return self._call(("CBF.SCANDUMP", key, iterator), _dump_part)
 
     def loadchunk(self, key, iterator: int, data: bytes) -> bool:
         """``CBF.LOADCHUNK``."""
-        return R.text(self._call("CBF.LOADCHUNK", key, iterator, data)) == "OK"
+        return self._call(("CBF.LOADCHUNK", key, iterator, data), _ok)
 
     def export(self, key) -> bytes:
         """``CBF.EXPORT key GUAVA``: Guava ``BloomFilter.writeTo()`` bytes."""
-        return self._call("CBF.EXPORT", key, "GUAVA")
+        return self._call(("CBF.EXPORT", key, "GUAVA"))
 
 
 class APBF(_Family):
@@ -118,7 +138,7 @@ class APBF(_Family):
         args: Tuple[Any, ...] = ("APBF.RESERVE", key, kind, error_rate, capacity)
         if span is not None:
             args += (span,)
-        return R.text(self._call(*args)) == "OK"
+        return self._call(args, _ok)
 
     def reserve_count(self, key, error_rate: float, capacity: int) -> bool:
         """A window over the last ``capacity`` items."""
@@ -130,40 +150,40 @@ class APBF(_Family):
 
     def add(self, key, item) -> bool:
         """``APBF.ADD``: True if the item was not in the window (it is added either way)."""
-        return R.boolean(self._call("APBF.ADD", key, item))
+        return self._call(("APBF.ADD", key, item), R.boolean)
 
     def madd(self, key, items: Iterable[Any]) -> List[bool]:
         """``APBF.MADD``; a refusal as full raises ``FilterFullError``."""
         items = list(items)
-        return _answers(self._call("APBF.MADD", key, *items), len(items), "APBF.MADD")
+        return self._call(("APBF.MADD", key, *items),
+                          lambda r: _answers(r, len(items), "APBF.MADD"))
 
     def insertat(self, key, ms: int, items: Iterable[Any]) -> List[bool]:
         """``APBF.INSERTAT key ms item ...``: as ``madd`` at ``ms`` since the epoch."""
         items = list(items)
-        return _answers(self._call("APBF.INSERTAT", key, int(ms), *items), len(items),
-                        "APBF.INSERTAT")
+        return self._call(("APBF.INSERTAT", key, int(ms), *items),
+                          lambda r: _answers(r, len(items), "APBF.INSERTAT"))
 
     def exists(self, key, item) -> bool:
         """``APBF.EXISTS``."""
-        return R.boolean(self._call("APBF.EXISTS", key, item))
+        return self._call(("APBF.EXISTS", key, item), R.boolean)
 
     def mexists(self, key, items: Iterable[Any]) -> List[bool]:
         """``APBF.MEXISTS``."""
-        return [R.boolean(a) for a in self._call("APBF.MEXISTS", key, *items)]
+        return self._call(("APBF.MEXISTS", key, *items), _booleans)
 
     def info(self, key) -> Dict[str, Any]:
         """``APBF.INFO`` as a dict (``Capacity``, ``Size``, ``Error rate``, ``Window``,
         ``Span``, ``Number of hash functions``, ``Generations``, ``Items in window``, ...)."""
-        return R.info(self._call("APBF.INFO", key))
+        return self._call(("APBF.INFO", key), R.info)
 
     def scandump(self, key, iterator: int) -> Tuple[int, bytes]:
         """``APBF.SCANDUMP``: (next iterator, data); (0, b"") at the end."""
-        it, data = self._call("APBF.SCANDUMP", key, iterator)
-        return R.integer(it), data if isinstance(data, bytes) else (data or b"")
+        return self._call(("APBF.SCANDUMP", key, iterator), _dump_part)
 
     def loadchunk(self, key, iterator: int, data: bytes) -> bool:
         """``APBF.LOADCHUNK``."""
-        return R.text(self._call("APBF.LOADCHUNK", key, iterator, data)) == "OK"
+        return self._call(("APBF.LOADCHUNK", key, iterator, data), _ok)
 
 
 def cbf(client) -> CBF:

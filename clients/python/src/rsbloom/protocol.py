@@ -8,11 +8,17 @@ shard keys and the sizing rules. ``tests/vectors/sharding/vectors.json`` checks 
 from __future__ import annotations
 
 import binascii
+import hashlib
+import hmac
 import math
 from functools import lru_cache
 from typing import List, Optional, Tuple, Union
 
 PROTOCOL = "rsbloom-sharding/1"
+#: The description's ``routing``: the item's key slot (the default, also when absent)...
+ROUTING_SLOT = "slot"
+#: ... or keyed routing, by the item's HMAC-SHA256 under the description's ``routing_secret``.
+ROUTING_KEYED = "keyed"
 SLOTS = 16384
 #: The largest capacity BF.RESERVE and CF.RESERVE take.
 MAX_SHARD_CAPACITY = 1 << 30
@@ -71,6 +77,18 @@ def shard_of_slot(slot: int, count: int) -> int:
 def shard_of(item: Item, count: int) -> int:
     """The shard of ``count`` an item goes to."""
     return shard_of_slot(key_slot(item), count)
+
+
+def keyed_slot(secret: bytes, item: Item) -> int:
+    """An item's routing slot under keyed routing: the first two bytes of
+    HMAC-SHA256(secret, item), big-endian, low 14 bits."""
+    tag = hmac.new(secret, to_bytes(item), hashlib.sha256).digest()
+    return ((tag[0] << 8) | tag[1]) & (SLOTS - 1)
+
+
+def keyed_shard_of(secret: bytes, item: Item, count: int) -> int:
+    """The shard of ``count`` an item goes to under keyed routing."""
+    return shard_of_slot(keyed_slot(secret, item), count)
 
 
 @lru_cache(maxsize=64)
