@@ -3,15 +3,17 @@
 //! each item goes to the shard whose slots hold the item's own key slot.
 //!
 //! ```sh
-//! cargo run --release --example sharded_filter -- 127.0.0.1:7000 [127.0.0.1:7001 ...]
+//! cargo run --release --example sharded_filter -- 127.0.0.1:7000
 //! ```
 //!
 //! `--bench N` (used by `bench/sharding.py`) reserves a fresh filter for N items, adds N
 //! items and looks up N others, in batches of 1,000, and prints one line per operation,
-//! `bench <op> <count> <seconds>` (op `madd`, then `mexists`); with `--single` the address
-//! is one plain server, not a node of a cluster.
+//! `bench <op> <count> <seconds>` (op `madd`, then `mexists`). The client finds out itself
+//! whether the address is a cluster node or one plain server (`--single` is still taken, for
+//! `bench/sharding.py`); further addresses are ignored (the first node's `CLUSTER SLOTS`
+//! names the others).
 
-use rsbloom_client::{BloomOptions, ShardedBloom, Transport};
+use rsbloom_client::{BloomOptions, Client, ShardedBloom};
 
 /// What the demo did, for printing (and for the test that runs it against a cluster).
 #[derive(Debug)]
@@ -28,8 +30,8 @@ pub struct DemoReport {
 /// Reserves `name` over `shards` shards for `items` items at 1 %, adds `items` items in
 /// batches, looks every one up again and counts the false positives among as many items
 /// that were never added.
-pub fn run_demo<C: Transport>(
-    con: &mut C,
+pub fn run_demo(
+    con: &mut Client,
     name: &str,
     shards: u32,
     items: usize,
@@ -76,11 +78,7 @@ fn bench_items(prefix: &str, n: usize) -> Vec<String> {
 
 /// Reserves `name` (1 %, `n` items, the default shard count), times `madd` of `n` new
 /// items and `mexists` of `n` others, in batches of 1,000, then deletes the filter.
-pub fn run_bench<C: Transport>(
-    con: &mut C,
-    name: &str,
-    n: usize,
-) -> rsbloom_client::Result<Vec<BenchLine>> {
+pub fn run_bench(con: &mut Client, name: &str, n: usize) -> rsbloom_client::Result<Vec<BenchLine>> {
     const BATCH: usize = 1000;
     let options = BloomOptions::default();
     let filter = ShardedBloom::reserve(con, name, 0.01, n.max(1) as u64, None, options)?;
@@ -111,7 +109,7 @@ pub fn run_bench<C: Transport>(
 fn usage() -> ! {
     eprintln!(
         "usage: sharded_filter [--bench N [--single]] HOST:PORT [HOST:PORT ...]\n  \
-         (nodes of a Redis Cluster; with --single, one plain server)"
+         (a node of a Redis Cluster, or one plain server)"
     );
     std::process::exit(2);
 }
@@ -136,19 +134,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let name = format!("demo{}", std::process::id());
     if let Some(n) = bench {
-        let lines = if single {
-            let mut con = redis::Client::open(seeds[0].as_str())?.get_connection()?;
-            run_bench(&mut con, &name, n)?
-        } else {
-            let mut con = redis::cluster::ClusterClient::new(seeds)?.get_connection()?;
-            run_bench(&mut con, &name, n)?
-        };
+        let mut con = Client::connect(seeds[0].as_str())?;
+        let lines = run_bench(&mut con, &name, n)?;
         for l in lines {
             println!("bench {} {} {:.6}", l.op, l.count, l.seconds);
         }
         return Ok(());
     }
-    let mut con = redis::cluster::ClusterClient::new(seeds)?.get_connection()?;
+    let mut con = Client::connect(seeds[0].as_str())?;
     let report = run_demo(&mut con, &name, 12, 100_000)?;
     println!(
         "logical filter {name:?} over {} shards:",

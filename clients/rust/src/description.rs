@@ -1,45 +1,41 @@
 //! The description of a logical filter: a hash at the key `name` (docs/sharding.md, "The
-//! description"), created only when the key does not exist, read by whoever opens the
-//! filter by name.
+//! description"; spec-44 adds `id`, `routing`, `routing_secret`), and the layout a client
+//! derives from it.
 
-use std::collections::HashMap;
 use std::fmt;
 
-use redis::{Cmd, Value};
+use rsbloom_core::shard::keyed::RoutingSecret;
+use rsbloom_core::shard::layout::{shard_keys, shard_of_slot, MAX_SHARDS};
 
 use crate::error::{Error, Result};
-use crate::transport::Transport;
+use crate::routing::Routing;
 use crate::PROTOCOL;
 
-/// Creates the hash at KEYS[1] from ARGV's field/value pairs unless the key exists (0).
-const CREATE: &str = "if redis.call('exists', KEYS[1]) == 1 then return 0 end \
-redis.call('hset', KEYS[1], unpack(ARGV)) return 1";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
+pub enum FamilyName {
     Bloom,
     Cuckoo,
 }
 
-impl Family {
+impl FamilyName {
     /// The description's `family` value.
     pub fn as_str(self) -> &'static str {
         match self {
-            Family::Bloom => "bloom",
-            Family::Cuckoo => "cuckoo",
+            FamilyName::Bloom => "bloom",
+            FamilyName::Cuckoo => "cuckoo",
         }
     }
 
     /// The command prefix, `BF` or `CF`.
     pub fn prefix(self) -> &'static str {
         match self {
-            Family::Bloom => "BF",
-            Family::Cuckoo => "CF",
+            FamilyName::Bloom => "BF",
+            FamilyName::Cuckoo => "CF",
         }
     }
 }
 
-impl fmt::Display for Family {
+impl fmt::Display for FamilyName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -66,13 +62,16 @@ pub struct Description {
     /// The capacity each shard was reserved with.
     pub shard_capacity: u64,
     pub params: Params,
+    /// The creation id (32 lowercase hex); `None` for a filter made by an older client.
+    pub id: Option<String>,
+    pub routing: Routing,
 }
 
 impl Description {
-    pub fn family(&self) -> Family {
+    pub fn family(&self) -> FamilyName {
         match self.params {
-            Params::Bloom { .. } => Family::Bloom,
-            Params::Cuckoo { .. } => Family::Cuckoo,
+            Params::Bloom { .. } => FamilyName::Bloom,
+            Params::Cuckoo { .. } => FamilyName::Cuckoo,
         }
     }
 
@@ -104,60 +103,55 @@ impl Description {
                 fields.push(("expansion", expansion.to_string()));
             }
         }
+        if let Some(id) = &self.id {
+            fields.push(("id", id.clone()));
+        }
+        if let Routing::Keyed(secret) = &self.routing {
+            fields.push(("routing", "keyed".into()));
+            fields.push(("routing_secret", crate::routing::hex(secret.bytes())));
+        }
         fields
     }
 
-    /// Reads the description of `name`; refuses an unknown protocol.
-    pub fn read<C: Transport + ?Sized>(con: &mut C, name: &[u8]) -> Result<Description> {
-        let reply = con
-            .connection()
-            .req_command(redis::cmd("HGETALL").arg(name))?;
-        let text = String::from_utf8_lossy(name).into_owned();
-        let map: HashMap<String, String> = match reply.extract_error()? {
-            Value::Nil => HashMap::new(),
-            v => redis::from_owned_redis_value(v).map_err(|e| Error::Reply {
-                command: format!("HGETALL {text}"),
-                detail: e.to_string(),
-            })?,
-        };
+    /// A description from the hash's fields (`name` for the errors); `None` fields: no
+    /// description there.
+    pub fn from_fields(name: &str, map: &[(String, String)]) -> Result<Description> {
+        let get = |f: &str| map.iter().find(|(n, _)| n == f).map(|(_, v)| v.as_str());
         if map.is_empty() {
-            return Err(Error::NotFound(text));
+            return Err(Error::NotFound(name.to_string()));
         }
-        Description::from_fields(&text, &map)
-    }
-
-    /// A description from the hash's fields (`name` for the errors).
-    pub fn from_fields(name: &str, map: &HashMap<String, String>) -> Result<Description> {
-        match map.get("protocol") {
-            Some(p) if p == PROTOCOL => {}
+        match get("protocol") {
+            Some(PROTOCOL) => {}
             found => {
                 return Err(Error::Protocol {
                     name: name.to_string(),
-                    protocol: found.cloned().unwrap_or_default(),
+                    protocol: found.unwrap_or_default().to_string(),
                 })
             }
         }
-        fn field<T: std::str::FromStr>(
-            name: &str,
-            map: &HashMap<String, String>,
-            field: &'static str,
-        ) -> Result<T> {
-            map.get(field)
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| Error::Description {
-                    name: name.to_string(),
-                    field,
-                })
+        let field = |f: &'static str| -> Result<&str> {
+            get(f).ok_or_else(|| Error::Description {
+                name: name.to_string(),
+                field: f,
+            })
+        };
+        fn parse<T: std::str::FromStr>(name: &str, f: &'static str, v: &str) -> Result<T> {
+            v.parse().map_err(|_| Error::Description {
+                name: name.to_string(),
+                field: f,
+            })
         }
-        let params = match map.get("family").map(String::as_str) {
+        let num = |f: &'static str| -> Result<u64> { parse(name, f, field(f)?) };
+        let small = |f: &'static str| -> Result<u32> { parse(name, f, field(f)?) };
+        let params = match get("family") {
             Some("bloom") => Params::Bloom {
-                error_rate: field(name, map, "error_rate")?,
-                expansion: field(name, map, "expansion")?,
+                error_rate: parse(name, "error_rate", field("error_rate")?)?,
+                expansion: small("expansion")?,
             },
             Some("cuckoo") => Params::Cuckoo {
-                bucket_size: field(name, map, "bucket_size")?,
-                max_iterations: field(name, map, "max_iterations")?,
-                expansion: field(name, map, "expansion")?,
+                bucket_size: small("bucket_size")?,
+                max_iterations: small("max_iterations")?,
+                expansion: small("expansion")?,
             },
             _ => {
                 return Err(Error::Description {
@@ -166,40 +160,126 @@ impl Description {
                 })
             }
         };
-        let shards: u32 = field(name, map, "shards")?;
-        if !(1..=rsbloom_core::shard::layout::MAX_SHARDS).contains(&shards) {
+        let shards = small("shards")?;
+        if !(1..=MAX_SHARDS).contains(&shards) {
             return Err(Error::Description {
                 name: name.to_string(),
                 field: "shards",
             });
         }
+        let routing = match get("routing") {
+            None | Some("slot") => Routing::Slot,
+            Some("keyed") => Routing::Keyed(
+                get("routing_secret")
+                    .filter(|s| s.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+                    .and_then(|s| RoutingSecret::from_hex(s.as_bytes()))
+                    .ok_or_else(|| Error::Description {
+                        name: name.to_string(),
+                        field: "routing_secret",
+                    })?,
+            ),
+            Some(other) => {
+                return Err(Error::Protocol {
+                    name: name.to_string(),
+                    protocol: format!("{PROTOCOL} with routing '{other}'"),
+                })
+            }
+        };
         Ok(Description {
             shards,
-            capacity: field(name, map, "capacity")?,
-            shard_capacity: field(name, map, "shard_capacity")?,
+            capacity: num("capacity")?,
+            shard_capacity: num("shard_capacity")?,
             params,
+            id: get("id").map(str::to_string),
+            routing,
         })
-    }
-
-    /// Creates the hash at `name` unless the key exists (then [`Error::Exists`]).
-    pub fn create<C: Transport + ?Sized>(&self, con: &mut C, name: &[u8]) -> Result<()> {
-        let mut cmd = create_cmd(name);
-        for (field, value) in self.fields() {
-            cmd.arg(field).arg(value);
-        }
-        let made: i64 =
-            redis::from_owned_redis_value(con.connection().req_command(&cmd)?.extract_error()?)?;
-        if made == 1 {
-            Ok(())
-        } else {
-            Err(Error::Exists(String::from_utf8_lossy(name).into_owned()))
-        }
     }
 }
 
-/// `EVAL <CREATE> 1 name`, the pairs to follow.
-fn create_cmd(name: &[u8]) -> Cmd {
-    let mut cmd = redis::cmd("EVAL");
-    cmd.arg(CREATE).arg(1).arg(name);
-    cmd
+/// A logical filter as a client holds it: its name, description and shard keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub name: Vec<u8>,
+    pub description: Description,
+    pub keys: Vec<Vec<u8>>,
+}
+
+impl Layout {
+    pub fn new(name: &[u8], description: Description) -> Layout {
+        Layout {
+            keys: shard_keys(name, description.shards),
+            name: name.to_vec(),
+            description,
+        }
+    }
+
+    pub fn name_text(&self) -> String {
+        String::from_utf8_lossy(&self.name).into_owned()
+    }
+
+    /// The shard that holds `item`.
+    pub fn shard_of(&self, item: &[u8]) -> usize {
+        shard_of_slot(self.description.routing.slot(item), self.description.shards) as usize
+    }
+
+    /// What `HMGET name id shards` answers while this description stands.
+    pub fn check(&self) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        (
+            self.description.id.as_ref().map(|i| i.as_bytes().to_vec()),
+            Some(self.description.shards.to_string().into_bytes()),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own(fields: Vec<(&'static str, String)>) -> Vec<(String, String)> {
+        fields
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect()
+    }
+
+    #[test]
+    fn a_description_reads_back_as_written() {
+        let d = Description {
+            shards: 16,
+            capacity: 1000,
+            shard_capacity: 100,
+            params: Params::Cuckoo {
+                bucket_size: 2,
+                max_iterations: 20,
+                expansion: 1,
+            },
+            id: Some("0123456789abcdef0123456789abcdef".into()),
+            routing: Routing::keyed([7; 16]),
+        };
+        assert_eq!(Description::from_fields("f", &own(d.fields())), Ok(d));
+    }
+
+    #[test]
+    fn an_old_description_has_no_id_and_unknown_routings_are_refused() {
+        let mut fields = own(vec![
+            ("protocol", PROTOCOL.into()),
+            ("family", "bloom".into()),
+            ("shards", "3".into()),
+            ("capacity", "10".into()),
+            ("shard_capacity", "9".into()),
+            ("error_rate", "0.01".into()),
+            ("expansion", "2".into()),
+        ]);
+        let d = Description::from_fields("f", &fields).unwrap();
+        assert_eq!((d.id, d.routing), (None, Routing::Slot));
+        fields.push(("routing".into(), "sideways".into()));
+        assert!(matches!(
+            Description::from_fields("f", &fields),
+            Err(Error::Protocol { .. })
+        ));
+        assert_eq!(
+            Description::from_fields("f", &[]),
+            Err(Error::NotFound("f".into()))
+        );
+    }
 }

@@ -1,59 +1,33 @@
 //! rsbloom-client against real servers with the freshly built module (tests/support): both
 //! families on one server and on a cluster of 3 masters and 3 replicas; batches answered in
 //! the caller's order, every added item found, the shards on every master, a second handle
-//! opening the filter by name, names already taken refused, delete leaving no key, and
-//! batches sent over a connection whose slot map a reshard made stale. Every test runs in
-//! RESP2 and in RESP3 (whose replies differ: CF.INSERT answers booleans there).
+//! opening the filter by name, names already taken refused, delete leaving no key, a full
+//! shard's refusals, and batches sent over a client whose slot map a reshard made stale.
+//! Every test runs in RESP2 and in RESP3 (CF.INSERT answers booleans there, INFO maps).
+
+mod common;
 
 use std::collections::BTreeSet;
 
-use redis::Value;
-use rsbloom_client::{BloomOptions, CuckooOptions, Error, ShardedBloom, ShardedCuckoo, Transport};
+use common::{client, cmd, int, items_with_repeats, RESP3};
+use rsbloom_client::{
+    BatchKind, BloomOptions, Client, CuckooOptions, Error, ShardedBloom, ShardedCuckoo,
+};
 use rsbloom_core::shard::layout::shard_of_item;
 use rsbloom_core::shard::slot::key_slot;
 use rsbloom_test_support::cluster::Cluster;
 use rsbloom_test_support::Server;
 
-/// The protocols every test runs in: RESP3 when true.
-const RESP3: [bool; 2] = [false, true];
-
-/// A connection to `server` in RESP2, or in RESP3.
-fn conn(server: &Server, resp3: bool) -> redis::Connection {
-    match resp3 {
-        true => server.conn_resp3(),
-        false => server.conn(),
-    }
-}
-
-/// `n` items with every third one a repeat of an earlier one, so that a batch's answers
-/// show whether they came back in the caller's order.
-fn items_with_repeats(prefix: &str, n: usize) -> (Vec<String>, Vec<bool>) {
-    let mut items: Vec<String> = Vec::with_capacity(n);
-    let mut fresh = Vec::with_capacity(n);
-    for i in 0..n {
-        if i % 3 == 2 {
-            items.push(items[i / 2].clone());
-            fresh.push(false);
-        } else {
-            items.push(format!("{prefix}:{i}"));
-            fresh.push(true);
-        }
-    }
-    (items, fresh)
-}
-
-fn exists<C: Transport>(con: &mut C, key: &[u8]) -> bool {
-    let v = con
-        .connection()
-        .req_command(redis::cmd("EXISTS").arg(key))
-        .expect("EXISTS");
-    v == Value::Int(1)
+/// Whether `key` exists, asked of its master (`port_of`).
+fn exists(port_of: &dyn Fn(&[u8]) -> u16, key: &[u8]) -> bool {
+    int(cmd(port_of(key), &[b"EXISTS", key])) == 1
 }
 
 /// Everything a Bloom filter does, over `con`, with `other` as a second client.
-fn bloom_round<C: Transport>(
-    con: &mut C,
-    other: &mut C,
+fn bloom_round(
+    con: &mut Client,
+    other: &mut Client,
+    port_of: &dyn Fn(&[u8]) -> u16,
     name: &str,
     shards: Option<u32>,
 ) -> Vec<String> {
@@ -89,6 +63,7 @@ fn bloom_round<C: Transport>(
     let opened = ShardedBloom::open(other, name).expect("open");
     assert_eq!(opened.keys(), filter.keys());
     assert_eq!(opened.description(), filter.description());
+    assert!(opened.description().id.is_some_and(|id| id.len() == 32));
     assert!(opened
         .mexists(other, &items)
         .expect("mexists")
@@ -101,26 +76,31 @@ fn bloom_round<C: Transport>(
     let again = ShardedBloom::reserve(other, name, 0.01, 10, Some(2), BloomOptions::default());
     assert!(matches!(again, Err(Error::Exists(_))), "{again:?}");
 
-    let nodes = filter
-        .info(con)
-        .expect("info")
-        .into_iter()
+    let info = filter.info(con).expect("info");
+    let nodes = info
+        .iter()
         .map(|s| {
             assert!(s.items > 0 && s.bytes > 0, "{s:?}");
-            s.node.unwrap_or_default()
+            assert_eq!(
+                s.id,
+                filter.description().id,
+                "each shard records the creation id"
+            );
+            s.node.clone().unwrap_or_default()
         })
         .collect::<BTreeSet<_>>();
-    let keys = filter.keys().to_vec();
+    let keys = filter.keys();
     let count = keys.len() as u64;
     assert_eq!(filter.delete(con).expect("delete"), count + 1);
-    assert!(keys.iter().all(|k| !exists(con, k)) && !exists(con, name.as_bytes()));
+    assert!(keys.iter().all(|k| !exists(port_of, k)) && !exists(port_of, name.as_bytes()));
     nodes.into_iter().collect()
 }
 
 /// Everything a cuckoo filter does, over `con`, with `other` as a second client.
-fn cuckoo_round<C: Transport>(
-    con: &mut C,
-    other: &mut C,
+fn cuckoo_round(
+    con: &mut Client,
+    other: &mut Client,
+    port_of: &dyn Fn(&[u8]) -> u16,
     name: &str,
     shards: Option<u32>,
 ) -> Vec<String> {
@@ -150,6 +130,15 @@ fn cuckoo_round<C: Transport>(
     assert!(filter.remove(con, &items[2]).expect("remove"));
     assert_eq!(filter.count(con, &items[2]).expect("count"), 11);
     assert!(!filter.remove(con, "never added").expect("remove"));
+    // INSERTNX adds what may not be there, and nothing twice.
+    assert_eq!(
+        filter
+            .maddnx(con, &["nx:1", "nx:1", &items[0]])
+            .expect("maddnx"),
+        [true, false, false]
+    );
+    assert!(!filter.addnx(con, "nx:1").expect("addnx"));
+    assert_eq!(filter.count(con, "nx:1").expect("count"), 1);
 
     // The module holds each shard to its slots: an item of shard 1 sent to shard 0 is refused.
     let count = filter.keys().len() as u32;
@@ -157,17 +146,15 @@ fn cuckoo_round<C: Transport>(
         .map(|i| format!("stranger:{i}"))
         .find(|it| shard_of_item(it.as_bytes(), count) == 1)
         .unwrap();
-    let refused = con
-        .connection()
-        .req_command(redis::cmd("CF.ADD").arg(&filter.keys()[0]).arg(&stranger));
-    assert_eq!(
-        refused
-            .and_then(Value::extract_error)
-            .map_err(|e| e.detail().unwrap_or_default().to_string()),
-        Err(format!(
+    let key0 = filter.keys()[0].clone();
+    let refused = cmd(port_of(&key0), &[b"CF.ADD", &key0, stranger.as_bytes()]);
+    let text = refused.expect_err("refused");
+    assert!(
+        text.contains(&format!(
             "wrong shard: the item's slot {} belongs to shard 1 of {count}, not shard 0",
             key_slot(stranger.as_bytes())
         )),
+        "{text}"
     );
 
     let opened = ShardedCuckoo::open(other, name).expect("open");
@@ -190,34 +177,37 @@ fn cuckoo_round<C: Transport>(
         .into_iter()
         .map(|s| s.node.unwrap_or_default())
         .collect::<BTreeSet<_>>();
-    let keys = filter.keys().to_vec();
+    let keys = filter.keys();
     assert_eq!(filter.delete(con).expect("delete"), keys.len() as u64 + 1);
-    assert!(keys.iter().all(|k| !exists(con, k)) && !exists(con, name.as_bytes()));
+    assert!(keys.iter().all(|k| !exists(port_of, k)) && !exists(port_of, name.as_bytes()));
     nodes.into_iter().collect()
 }
 
 #[test]
 fn both_families_on_one_server() {
     let server = Server::start();
+    let port = server.port;
     for resp3 in RESP3 {
-        let (mut con, mut other) = (conn(&server, resp3), conn(&server, resp3));
+        let (mut con, mut other) = (client(port, resp3), client(port, resp3));
+        assert!(!con.is_cluster());
+        let on = |_: &[u8]| port;
         assert_eq!(
-            bloom_round(&mut con, &mut other, "urls", Some(7)),
+            bloom_round(&mut con, &mut other, &on, "urls", Some(7)),
             [String::new()]
         );
         // The default count: 16 shards.
         assert_eq!(
-            cuckoo_round(&mut con, &mut other, "users", None),
+            cuckoo_round(&mut con, &mut other, &on, "users", None),
             [String::new()]
         );
     }
 }
 
 #[test]
-fn a_full_shard_answers_false_for_what_it_did_not_store() {
+fn a_full_shard_refuses_what_it_did_not_store() {
     let server = Server::start();
     for resp3 in RESP3 {
-        let mut con = conn(&server, resp3);
+        let mut con = client(server.port, resp3);
         let name = format!("full{}", resp3 as u8);
         let options = CuckooOptions {
             expansion: Some(0),
@@ -225,20 +215,52 @@ fn a_full_shard_answers_false_for_what_it_did_not_store() {
         };
         let filter = ShardedCuckoo::reserve(&mut con, &name, 8, Some(1), options).expect("reserve");
         let items: Vec<String> = (0..60).map(|i| format!("item:{i}")).collect();
-        let added = filter.madd(&mut con, &items).expect("madd");
-        let stored = added.iter().filter(|&&a| a).count();
+        let Err(Error::Batch(e)) = filter.madd(&mut con, &items) else {
+            panic!("resp3 {resp3}: 60 items fit in a shard of 8")
+        };
+        assert_eq!(e.kind, BatchKind::Full, "resp3 {resp3}: {e:?}");
+        assert!(e.unknown.is_empty());
+        let stored = e.results.iter().filter(|r| **r == Some(true)).count();
         assert!(
-            stored > 0 && stored < items.len(),
-            "resp3 {resp3}: {added:?}"
+            stored > 0 && stored + e.failed.len() == items.len(),
+            "resp3 {resp3}: {e:?}"
         );
-        for (item, &a) in items.iter().zip(&added) {
+        for (pos, item) in items.iter().enumerate() {
+            let refused = e.failed.iter().find(|(p, _)| *p == pos);
+            assert!(
+                refused.is_none_or(|(_, c)| matches!(c, Error::Full(_))),
+                "{refused:?}"
+            );
+            assert_eq!(refused.is_none(), e.results[pos] == Some(true));
+            // What it said was stored is there; what it refused is not.
             let count = filter.count(&mut con, item).expect("count");
             assert_eq!(
                 count >= 1,
-                a,
-                "resp3 {resp3}: {item} answered {a}, count {count}"
+                refused.is_none(),
+                "resp3 {resp3}: {item}: count {count}"
             );
         }
+
+        // A non-scaling Bloom shard: the array's error entry refuses the rest.
+        let bloom = ShardedBloom::reserve(
+            &mut con,
+            format!("bfull{}", resp3 as u8),
+            0.01,
+            10,
+            Some(1),
+            BloomOptions {
+                nonscaling: true,
+                ..BloomOptions::default()
+            },
+        )
+        .expect("reserve");
+        let Err(Error::Batch(e)) = bloom.madd(&mut con, &items) else {
+            panic!("60 items in a non-scaling Bloom shard of 10")
+        };
+        assert_eq!(e.kind, BatchKind::Full, "{e:?}");
+        let first = e.failed[0].0;
+        assert!(first > 0 && e.failed.len() == items.len() - first, "{e:?}");
+        assert!(e.results[..first].iter().all(|r| r.is_some()));
         filter.delete(&mut con).expect("delete");
     }
 }
@@ -253,11 +275,17 @@ fn both_families_on_a_cluster_spread_over_every_master() {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    let port_of = |key: &[u8]| cluster.owner(key);
     for resp3 in RESP3 {
-        let (mut con, mut other) = (cluster.client_with(resp3), cluster.client_with(resp3));
-        assert_eq!(bloom_round(&mut con, &mut other, "urls", None), masters);
+        let seed = cluster.live_ports()[0];
+        let (mut con, mut other) = (client(seed, resp3), client(seed, resp3));
+        assert!(con.is_cluster());
         assert_eq!(
-            cuckoo_round(&mut con, &mut other, "{tag}users", Some(6)),
+            bloom_round(&mut con, &mut other, &port_of, "urls", None),
+            masters
+        );
+        assert_eq!(
+            cuckoo_round(&mut con, &mut other, &port_of, "{tag}users", Some(6)),
             masters
         );
     }
@@ -273,7 +301,7 @@ fn batches_survive_a_reshard_under_a_stale_slot_map() {
 /// One cluster per protocol: the reshard moves its slots once.
 fn batches_survive_a_reshard(resp3: bool) {
     let cluster = Cluster::start();
-    let mut con = cluster.client_with(resp3);
+    let mut con = client(cluster.live_ports()[0], resp3);
     let bloom = ShardedBloom::reserve(
         &mut con,
         "b",
@@ -327,6 +355,13 @@ fn batches_survive_a_reshard(resp3: bool) {
     // No write ran twice: the cuckoo shards hold each item once.
     assert_eq!(cuckoo.card(&mut con).expect("card"), 6_000);
     assert_eq!(bloom.card(&mut con).expect("card"), 6_000);
+    let nodes: BTreeSet<_> = cuckoo
+        .info(&mut con)
+        .expect("info")
+        .into_iter()
+        .map(|s| s.node)
+        .collect();
+    assert!(nodes.contains(&Some(format!("127.0.0.1:{}", masters[2].port))));
 }
 
 #[test]
@@ -334,17 +369,14 @@ fn names_taken_and_unknown_protocols_are_refused() {
     // A server per protocol: the checks read the whole keyspace.
     for resp3 in RESP3 {
         let server = Server::start();
-        names_refused(conn(&server, resp3));
+        names_refused(server.port, resp3);
     }
 }
 
-fn names_refused(mut con: redis::Connection) {
+fn names_refused(port: u16, resp3: bool) {
+    let mut con = client(port, resp3);
     // Any key of that name: nothing is created.
-    let _: () = redis::cmd("SET")
-        .arg("taken")
-        .arg("x")
-        .query(&mut con)
-        .expect("SET");
+    cmd(port, &[b"SET", b"taken", b"x"]).expect("SET");
     let r = ShardedBloom::reserve(
         &mut con,
         "taken",
@@ -357,16 +389,14 @@ fn names_refused(mut con: redis::Connection) {
         matches!(r, Err(Error::Exists(ref n)) if n == "taken"),
         "{r:?}"
     );
-    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut con).expect("KEYS");
-    assert_eq!(keys, ["taken"]);
+    assert_eq!(common::all_keys(&[port]), [b"taken".to_vec()]);
     assert_eq!(r.unwrap_err().to_string(), "ERR item exists: 'taken'");
 
-    let _: () = redis::cmd("HSET")
-        .arg("later")
-        .arg("protocol")
-        .arg("rsbloom-sharding/2")
-        .query(&mut con)
-        .expect("HSET");
+    cmd(
+        port,
+        &[b"HSET", b"later", b"protocol", b"rsbloom-sharding/2"],
+    )
+    .expect("HSET");
     let r = ShardedCuckoo::open(&mut con, "later");
     assert!(
         matches!(r, Err(Error::Protocol { ref protocol, .. }) if protocol == "rsbloom-sharding/2")
