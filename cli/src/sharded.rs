@@ -8,7 +8,8 @@
 use clap::{Args, Subcommand, ValueEnum};
 use redis::{FromRedisValue, Value};
 use rsbloom_client::{
-    BloomOptions, CuckooOptions, Description, Params, ShardedBloom, ShardedCuckoo, Shards,
+    BloomOptions, Client, CuckooOptions, Description, FamilyName, Params, Routing, ShardInfo,
+    ShardedBloom, ShardedCuckoo,
 };
 
 use rsbloom_core::cuckoo::codec::{scandump as cuckoo_scandump, sharded as cuckoo_sharded};
@@ -70,14 +71,66 @@ pub struct Create {
     /// Cuckoo: max iterations
     #[arg(long)]
     max_iterations: Option<u32>,
+    /// Route items by a secret (keyed routing, for filters fed by untrusted items)
+    #[arg(long)]
+    keyed_routing: bool,
 }
 
 impl From<rsbloom_client::Error> for Fail {
     fn from(e: rsbloom_client::Error) -> Fail {
-        match e {
-            rsbloom_client::Error::Redis(e) => Fail::from(e),
-            other => Fail(other.to_string()),
+        Fail(e.to_string())
+    }
+}
+
+/// The client of `rsbloom-client` for the server or cluster at `url` (it tells the two
+/// apart itself).
+fn client(url: &str) -> Result<Client> {
+    Client::connect(url).map_err(|e| Fail(format!("cannot connect to {url}: {e}")))
+}
+
+/// A logical filter opened by name, whichever its family.
+enum Opened {
+    Bloom(ShardedBloom),
+    Cuckoo(ShardedCuckoo),
+}
+
+impl Opened {
+    fn open(con: &mut Client, name: &str) -> Result<Opened> {
+        match ShardedBloom::open(con, name) {
+            Ok(f) => Ok(Opened::Bloom(f)),
+            Err(rsbloom_client::Error::Family { .. }) => {
+                Ok(Opened::Cuckoo(ShardedCuckoo::open(con, name)?))
+            }
+            Err(e) => Err(e.into()),
         }
+    }
+
+    fn description(&self) -> Description {
+        match self {
+            Opened::Bloom(f) => f.description(),
+            Opened::Cuckoo(f) => f.description(),
+        }
+    }
+
+    fn keys(&self) -> Vec<Vec<u8>> {
+        match self {
+            Opened::Bloom(f) => f.keys(),
+            Opened::Cuckoo(f) => f.keys(),
+        }
+    }
+
+    fn info(&self, con: &mut Client) -> Result<Vec<ShardInfo>> {
+        Ok(match self {
+            Opened::Bloom(f) => f.info(con)?,
+            Opened::Cuckoo(f) => f.info(con)?,
+        })
+    }
+
+    fn delete(self, con: &mut Client) -> Result<u64> {
+        Ok(match self {
+            Opened::Bloom(f) => f.delete(con)?,
+            Opened::Cuckoo(f) => f.delete(con)?,
+        })
     }
 }
 
@@ -88,36 +141,37 @@ pub fn run(
     connect: impl Fn(&str, bool) -> Result<Conn>,
 ) -> Result<()> {
     match command {
-        Sharded::Create(args) => create(con, args),
-        Sharded::Info { name } => info(con, url, name),
-        Sharded::Delete { name } => delete(con, name),
+        Sharded::Create(args) => create(&mut client(url)?, args),
+        Sharded::Info { name } => info(&mut client(url)?, url, name),
+        Sharded::Delete { name } => delete(&mut client(url)?, name),
         Sharded::Copy {
             name,
             to,
             to_cluster,
-        } => copy(con, name, connect(to, *to_cluster)?),
+        } => copy(&mut client(url)?, con, name, connect(to, *to_cluster)?),
     }
 }
 
-fn create(mut con: Conn, a: &Create) -> Result<()> {
+fn create(con: &mut Client, a: &Create) -> Result<()> {
     let description = match a.family {
         Kind::Bloom => {
             let options = BloomOptions {
                 expansion: a.expansion,
                 nonscaling: a.nonscaling,
+                keyed_routing: a.keyed_routing,
             };
-            let f =
-                ShardedBloom::reserve(&mut con, &a.name, a.error, a.capacity, a.shards, options)?;
-            f.description().clone()
+            let f = ShardedBloom::reserve(con, &a.name, a.error, a.capacity, a.shards, options)?;
+            f.description()
         }
         Kind::Cuckoo => {
             let options = CuckooOptions {
                 bucket_size: a.bucket_size,
                 max_iterations: a.max_iterations,
                 expansion: a.expansion,
+                keyed_routing: a.keyed_routing,
             };
-            let f = ShardedCuckoo::reserve(&mut con, &a.name, a.capacity, a.shards, options)?;
-            f.description().clone()
+            let f = ShardedCuckoo::reserve(con, &a.name, a.capacity, a.shards, options)?;
+            f.description()
         }
     };
     eprintln!(
@@ -130,16 +184,9 @@ fn create(mut con: Conn, a: &Create) -> Result<()> {
     Ok(())
 }
 
-fn open(con: &mut Conn, name: &str) -> Result<Shards> {
-    Ok(Shards::new(
-        name.as_bytes(),
-        Description::read(con, name.as_bytes())?,
-    ))
-}
-
-fn info(mut con: Conn, url: &str, name: &str) -> Result<()> {
-    let shards = open(&mut con, name)?;
-    let d = &shards.description;
+fn info(con: &mut Client, url: &str, name: &str) -> Result<()> {
+    let filter = Opened::open(con, name)?;
+    let d = &filter.description();
     let params = match d.params {
         Params::Bloom {
             error_rate,
@@ -153,8 +200,12 @@ fn info(mut con: Conn, url: &str, name: &str) -> Result<()> {
             "bucket size {bucket_size}, max iterations {max_iterations}, expansion {expansion}"
         ),
     };
+    let routing = match d.routing {
+        Routing::Slot => "key-slot routing",
+        Routing::Keyed(_) => "keyed routing",
+    };
     println!(
-        "{name}: {} filter, {} shards, capacity {} ({} per shard), {params}",
+        "{name}: {} filter, {} shards, capacity {} ({} per shard), {params}, {routing}",
         d.family(),
         d.shards,
         d.capacity,
@@ -169,7 +220,7 @@ fn info(mut con: Conn, url: &str, name: &str) -> Result<()> {
         "shard", "node", "key", "slots", "bytes", "items"
     );
     let (mut bytes, mut items) = (0u64, 0u64);
-    for s in shards.info(&mut con)? {
+    for s in filter.info(con)? {
         println!(
             "{:>5}  {:<21}  {:<24}  {:>11}  {:>12}  {:>12}",
             s.index,
@@ -189,9 +240,8 @@ fn info(mut con: Conn, url: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn delete(mut con: Conn, name: &str) -> Result<()> {
-    let shards = open(&mut con, name)?;
-    let deleted = shards.delete(&mut con)?;
+fn delete(con: &mut Client, name: &str) -> Result<()> {
+    let deleted = Opened::open(con, name)?.delete(con)?;
     eprintln!("deleted {name}: {deleted} keys");
     Ok(())
 }
@@ -211,33 +261,61 @@ impl Drop for Made<'_> {
     }
 }
 
-fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
-    let shards = open(&mut from, name)?;
-    let family = match shards.description.family() {
-        rsbloom_client::Family::Bloom => Family::Bloom,
-        rsbloom_client::Family::Cuckoo => Family::Cuckoo,
+/// The description script of docs/sharding.md: the hash only where the name is free.
+const DESCRIPTION_SCRIPT: &str = "if redis.call('exists', KEYS[1]) == 1 then return 0 end \
+                                  redis.call('hset', KEYS[1], unpack(ARGV)) return 1";
+
+/// A shard's `BF.INFO` / `CF.INFO` as (name, value) pairs.
+fn shard_info(con: &mut Conn, family: Family, key: &[u8]) -> Result<Vec<(String, Value)>> {
+    let command = match family {
+        Family::Bloom => "BF.INFO",
+        _ => "CF.INFO",
     };
-    // The description first: it claims the name on the target (refused if taken).
-    shards
-        .description
-        .create(&mut to, name.as_bytes())
-        .map_err(|e| match e {
-            rsbloom_client::Error::Exists(_) => Fail(format!("'{name}' exists on the target")),
-            e => Fail::from(e),
-        })?;
+    let reply = con.req_command(redis::cmd(command).arg(key))?;
+    let pairs = match reply {
+        Value::Array(items) => items
+            .chunks(2)
+            .map(|p| Ok((String::from_redis_value(&p[0])?, p[1].clone())))
+            .collect::<std::result::Result<Vec<_>, redis::RedisError>>()?,
+        Value::Map(pairs) => pairs
+            .into_iter()
+            .map(|(k, v)| Ok((String::from_redis_value(&k)?, v)))
+            .collect::<std::result::Result<Vec<_>, redis::RedisError>>()?,
+        other => return fail(format!("{command}: an unexpected reply {other:?}")),
+    };
+    Ok(pairs)
+}
+
+fn copy(source: &mut Client, mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
+    let filter = Opened::open(source, name)?;
+    let description = filter.description();
+    let keys = filter.keys();
+    let family = match description.family() {
+        FamilyName::Bloom => Family::Bloom,
+        FamilyName::Cuckoo => Family::Cuckoo,
+    };
+    // The description first, as it is (the same creation id and routing): it claims the
+    // name on the target (refused if taken).
+    let mut script = redis::cmd("EVAL");
+    script.arg(DESCRIPTION_SCRIPT).arg(1).arg(name);
+    for (field, value) in description.fields() {
+        script.arg(field).arg(value);
+    }
+    if i64::from_redis_value(&to.req_command(&script)?)? == 0 {
+        return fail(format!("'{name}' exists on the target"));
+    }
     let mut made = Made {
         con: &mut to,
         keys: vec![name.as_bytes().to_vec()],
         done: false,
     };
     // Every source key must be the shard its index names before anything is copied.
-    let infos = shards.infos(&mut from)?;
-    let mut places = Vec::with_capacity(shards.keys.len());
-    for (i, (key, info)) in shards.keys.iter().zip(&infos).enumerate() {
+    let mut places = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        let info = shard_info(&mut from, family, key)?;
         let key = String::from_utf8_lossy(key);
-        let expected = ShardPlace::new(name.as_bytes(), i as u64, shards.keys.len() as u64)
-            .map_err(|e| Fail(format!("'{name}': {}", Fail::from(e))))?;
-        match place_in_info(info) {
+        let expected = expected_place(name, i, keys.len(), &description)?;
+        match place_in_info(&info, &description) {
             Some(place) if place == expected => places.push(place),
             Some(place) => {
                 return fail(format!(
@@ -251,7 +329,7 @@ fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
             None => return fail(format!("'{key}' is not a shard (its INFO shows no place)")),
         }
     }
-    for (key, place) in shards.keys.iter().zip(&places) {
+    for (key, place) in keys.iter().zip(&places) {
         let key = std::str::from_utf8(key).map_err(|_| Fail("a shard key is not UTF-8".into()))?;
         let mut progress = None;
         let mut staging = Staging::new(&mut *made.con, family, key, false)?;
@@ -273,18 +351,57 @@ fn copy(mut from: Conn, name: &str, mut to: Conn) -> Result<()> {
         }
     }
     made.done = true;
-    eprintln!("copied sharded filter {name}: {} shards", shards.keys.len());
+    eprintln!("copied sharded filter {name}: {} shards", keys.len());
     Ok(())
 }
 
-/// The place `BF.INFO` / `CF.INFO` of a shard ends with (`Shard of`, `Shard`, `Shards`);
-/// none for a plain filter.
-fn place_in_info(info: &[(String, Value)]) -> Option<ShardPlace> {
+/// Shard `i` of `count`'s place as the description says it is: its id, and its keyed
+/// routing's secret (which INFO never shows).
+fn expected_place(name: &str, i: usize, count: usize, d: &Description) -> Result<ShardPlace> {
+    let wrap = |e: rsbloom_core::error::Error| Fail(format!("'{name}': {}", Fail::from(e)));
+    let place = ShardPlace::new(name.as_bytes(), i as u64, count as u64).map_err(wrap)?;
+    with_description(place, d).map_err(wrap)
+}
+
+fn with_description(
+    mut place: ShardPlace,
+    d: &Description,
+) -> std::result::Result<ShardPlace, rsbloom_core::error::Error> {
+    if let Some(id) = &d.id {
+        place = place.with_id(id.as_bytes())?;
+    }
+    if let Routing::Keyed(secret) = &d.routing {
+        place = place.with_secret_hex(hex(secret.bytes()).as_bytes())?;
+    }
+    Ok(place)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The place `BF.INFO` / `CF.INFO` of a shard ends with (`Shard of`, `Shard`, `Shards`,
+/// `Shard id`), with the routing secret the description holds when `Shard routing` is
+/// `keyed`; none for a plain filter.
+fn place_in_info(info: &[(String, Value)], d: &Description) -> Option<ShardPlace> {
     let field = |name: &str| info.iter().find(|(n, _)| n == name).map(|(_, v)| v);
     let name = Vec::<u8>::from_redis_value(field("Shard of")?).ok()?;
     let index = u64::from_redis_value(field("Shard")?).ok()?;
     let count = u64::from_redis_value(field("Shards")?).ok()?;
-    ShardPlace::new(&name, index, count).ok()
+    let mut place = ShardPlace::new(&name, index, count).ok()?;
+    if let Some(id) = field("Shard id") {
+        place = place.with_id(&Vec::<u8>::from_redis_value(id).ok()?).ok()?;
+    }
+    let keyed = field("Shard routing")
+        .and_then(|v| String::from_redis_value(v).ok())
+        .is_some_and(|r| r == "keyed");
+    if keyed {
+        let Routing::Keyed(secret) = &d.routing else {
+            return None; // a keyed shard under a description without a secret
+        };
+        place = place.with_secret_hex(hex(secret.bytes()).as_bytes()).ok()?;
+    }
+    Some(place)
 }
 
 /// The header a cuckoo shard is loaded from: the source's own when it carries the place

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use common::cluster::Cluster;
 use common::{digest_value, Server};
-use rsbloom_client::{ShardedBloom, ShardedCuckoo, Transport};
+use rsbloom_client::{Client, ShardedBloom, ShardedCuckoo};
 
 fn cli(url: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rsbloom-cli"))
@@ -38,11 +38,14 @@ fn items(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
 }
 
-fn keys_of<C: Transport>(con: &mut C) -> Vec<String> {
-    let mut keys: Vec<String> = redis::cmd("KEYS")
-        .arg("*")
-        .query(con.connection())
-        .expect("KEYS");
+/// rsbloom-client's own connection (redis-rs 1.x) to the server or cluster at `url`; the
+/// test support's (redis-rs 0.27) serves the raw commands.
+fn client(url: &str) -> Client {
+    Client::connect(url).expect("rsbloom-client connects")
+}
+
+fn keys_of(con: &mut redis::Connection) -> Vec<String> {
+    let mut keys: Vec<String> = redis::cmd("KEYS").arg("*").query(con).expect("KEYS");
     keys.sort();
     keys
 }
@@ -51,6 +54,7 @@ fn keys_of<C: Transport>(con: &mut C) -> Vec<String> {
 fn sharded_create_info_copy_delete_between_two_servers() {
     let (a, b) = (Server::start(), Server::start());
     let (mut ca, mut cb) = (a.conn(), b.conn());
+    let (mut xca, mut xcb) = (client(&a.url()), client(&b.url()));
     let create = ["sharded", "create", "bloom", "urls", "--capacity", "10000"];
     ok(
         &a.url(),
@@ -72,11 +76,11 @@ fn sharded_create_info_copy_delete_between_two_servers() {
             "4",
         ],
     );
-    let urls = ShardedBloom::open(&mut ca, "urls").expect("open");
-    let users = ShardedCuckoo::open(&mut ca, "users").expect("open");
+    let urls = ShardedBloom::open(&mut xca, "urls").expect("open");
+    let users = ShardedCuckoo::open(&mut xca, "users").expect("open");
     let (u, v) = (items("u", 3000), items("v", 2000));
-    assert!(urls.madd(&mut ca, &u).expect("madd").iter().all(|&x| x));
-    assert!(users.madd(&mut ca, &v).expect("madd").iter().all(|&x| x));
+    assert!(urls.madd(&mut xca, &u).expect("madd").iter().all(|&x| x));
+    assert!(users.madd(&mut xca, &v).expect("madd").iter().all(|&x| x));
 
     let (info, _) = ok(&a.url(), &["sharded", "info", "urls"]);
     assert!(
@@ -84,7 +88,7 @@ fn sharded_create_info_copy_delete_between_two_servers() {
         "{info}"
     );
     for key in urls.keys() {
-        assert!(info.contains(&*String::from_utf8_lossy(key)), "{info}");
+        assert!(info.contains(&*String::from_utf8_lossy(&key)), "{info}");
     }
     let total = info.lines().last().expect("a total line");
     assert!(
@@ -101,7 +105,7 @@ fn sharded_create_info_copy_delete_between_two_servers() {
         );
     }
     assert_eq!(keys_of(&mut ca), keys_of(&mut cb));
-    for key in urls.keys().iter().chain(users.keys()) {
+    for key in urls.keys().iter().chain(&users.keys()) {
         let key = String::from_utf8_lossy(key);
         assert_eq!(
             digest_value(&mut ca, &key),
@@ -109,14 +113,14 @@ fn sharded_create_info_copy_delete_between_two_servers() {
             "{key}"
         );
     }
-    let copied = ShardedBloom::open(&mut cb, "urls").expect("open the copy");
+    let copied = ShardedBloom::open(&mut xcb, "urls").expect("open the copy");
     assert!(copied
-        .mexists(&mut cb, &u)
+        .mexists(&mut xcb, &u)
         .expect("mexists")
         .iter()
         .all(|&x| x));
-    let copied = ShardedCuckoo::open(&mut cb, "users").expect("open the copy");
-    assert_eq!(copied.card(&mut cb).expect("card"), 2000);
+    let copied = ShardedCuckoo::open(&mut xcb, "users").expect("open the copy");
+    assert_eq!(copied.card(&mut xcb).expect("card"), 2000);
 
     ok(&a.url(), &["sharded", "delete", "urls"]);
     ok(&a.url(), &["sharded", "delete", "users"]);
@@ -133,7 +137,7 @@ fn sharded_copy_from_a_cluster_to_a_server() {
     let cluster = Cluster::start();
     let url = format!("redis://127.0.0.1:{}", cluster.live_ports()[0]);
     let target = Server::start();
-    let mut con = cluster.client();
+    let mut xcon = client(&url);
     ok(
         &url,
         &[
@@ -160,12 +164,12 @@ fn sharded_copy_from_a_cluster_to_a_server() {
             "6",
         ],
     );
-    let seen = ShardedBloom::open(&mut con, "seen").expect("open");
-    let cf = ShardedCuckoo::open(&mut con, "cf").expect("open");
+    let seen = ShardedBloom::open(&mut xcon, "seen").expect("open");
+    let cf = ShardedCuckoo::open(&mut xcon, "cf").expect("open");
     assert_eq!(seen.keys().len(), 16, "the default count");
     let s = items("s", 5000);
-    seen.madd(&mut con, &s).expect("madd");
-    cf.madd(&mut con, &s).expect("madd");
+    seen.madd(&mut xcon, &s).expect("madd");
+    cf.madd(&mut xcon, &s).expect("madd");
 
     let (info, _) = ok(&url, &["--cluster", "sharded", "info", "seen"]);
     let masters = cluster.masters();
@@ -179,7 +183,8 @@ fn sharded_copy_from_a_cluster_to_a_server() {
         );
     }
     let mut tcon = target.conn();
-    for key in seen.keys().iter().chain(cf.keys()) {
+    let mut xtcon = client(&target.url());
+    for key in seen.keys().iter().chain(&cf.keys()) {
         let key = String::from_utf8_lossy(key);
         let mut owner = cluster.conn(cluster.owner(key.as_bytes()));
         assert_eq!(
@@ -188,15 +193,15 @@ fn sharded_copy_from_a_cluster_to_a_server() {
             "{key}"
         );
     }
-    let copied = ShardedBloom::open(&mut tcon, "seen").expect("open");
+    let copied = ShardedBloom::open(&mut xtcon, "seen").expect("open");
     assert!(copied
-        .mexists(&mut tcon, &s)
+        .mexists(&mut xtcon, &s)
         .expect("mexists")
         .iter()
         .all(|&x| x));
-    let copied = ShardedCuckoo::open(&mut tcon, "cf").expect("open");
+    let copied = ShardedCuckoo::open(&mut xtcon, "cf").expect("open");
     assert!(copied
-        .mexists(&mut tcon, &s)
+        .mexists(&mut xtcon, &s)
         .expect("mexists")
         .iter()
         .all(|&x| x));
@@ -230,6 +235,7 @@ fn sharded_copy_keeps_the_place_of_empty_shards() {
 
     let (a, b) = (Server::start(), Server::start());
     let (mut ca, mut cb) = (a.conn(), b.conn());
+    let (mut xca, mut xcb) = (client(&a.url()), client(&b.url()));
     let create = |family: &str, name: &str| {
         ok(
             &a.url(),
@@ -247,25 +253,25 @@ fn sharded_copy_keeps_the_place_of_empty_shards() {
     };
     create("cuckoo", "few");
     create("bloom", "none");
-    let few = ShardedCuckoo::open(&mut ca, "few").expect("open");
+    let few = ShardedCuckoo::open(&mut xca, "few").expect("open");
     // Items of shard 0 only, and one of shard 1 added and removed again.
     let mine: Vec<String> = items("f", 400)
         .into_iter()
         .filter(|it| shard_of_item(it.as_bytes(), 4) == 0)
         .collect();
-    assert!(few.madd(&mut ca, &mine).expect("madd").iter().all(|&x| x));
+    assert!(few.madd(&mut xca, &mine).expect("madd").iter().all(|&x| x));
     let gone = items("g", 400)
         .into_iter()
         .find(|it| shard_of_item(it.as_bytes(), 4) == 1)
         .expect("an item of shard 1");
-    assert!(few.add(&mut ca, &gone).expect("add"));
-    assert!(few.remove(&mut ca, &gone).expect("remove"));
+    assert!(few.add(&mut xca, &gone).expect("add"));
+    assert!(few.remove(&mut xca, &gone).expect("remove"));
 
     for name in ["few", "none"] {
         ok(&a.url(), &["sharded", "copy", name, "--to", &b.url()]);
     }
     assert_eq!(keys_of(&mut ca), keys_of(&mut cb));
-    let none = ShardedBloom::open(&mut ca, "none").expect("open");
+    let none = ShardedBloom::open(&mut xca, "none").expect("open");
     for (command, keys) in [("CF.INFO", few.keys()), ("BF.INFO", none.keys())] {
         for (i, key) in keys.iter().enumerate() {
             let key = String::from_utf8_lossy(key);
@@ -284,7 +290,7 @@ fn sharded_copy_keeps_the_place_of_empty_shards() {
         }
     }
     // The copies are in force as shards: an item of another shard is refused.
-    let copied = ShardedCuckoo::open(&mut cb, "few").expect("open the copy");
+    let copied = ShardedCuckoo::open(&mut xcb, "few").expect("open the copy");
     let key2 = String::from_utf8_lossy(&copied.keys()[2]).into_owned();
     let stranger = items("x", 400)
         .into_iter()
@@ -299,14 +305,14 @@ fn sharded_copy_keeps_the_place_of_empty_shards() {
         .to_string();
     assert!(err.contains("wrong shard"), "{err}");
     assert!(copied
-        .mexists(&mut cb, &mine)
+        .mexists(&mut xcb, &mine)
         .expect("mexists")
         .iter()
         .all(|&x| x));
-    assert_eq!(copied.card(&mut cb).expect("card"), mine.len() as u64);
+    assert_eq!(copied.card(&mut xcb).expect("card"), mine.len() as u64);
     assert!(
         copied
-            .madd(&mut cb, std::slice::from_ref(&gone))
+            .madd(&mut xcb, std::slice::from_ref(&gone))
             .expect("madd")[0]
     );
 
@@ -325,4 +331,61 @@ fn sharded_copy_keeps_the_place_of_empty_shards() {
         &format!("'{key3}' is not a shard"),
     );
     assert!(keys_of(&mut c.conn()).is_empty());
+}
+
+/// A keyed filter's copy keeps its creation id and routing secret, the empty cuckoo shards
+/// too (their header is rebuilt with the secret the description holds): the copy takes the
+/// same items on the same shards.
+#[test]
+fn sharded_copy_of_a_keyed_filter_keeps_its_routing() {
+    let (a, b) = (Server::start(), Server::start());
+    let (mut ca, mut cb) = (a.conn(), b.conn());
+    let (mut xca, mut xcb) = (client(&a.url()), client(&b.url()));
+    for family in ["cuckoo", "bloom"] {
+        let name = format!("k{family}");
+        ok(
+            &a.url(),
+            &[
+                "sharded",
+                "create",
+                family,
+                &name,
+                "--capacity",
+                "4000",
+                "--shards",
+                "4",
+                "--keyed-routing",
+            ],
+        );
+        let (info, _) = ok(&a.url(), &["sharded", "info", &name]);
+        assert!(info.contains("keyed routing"), "{info}");
+        ok(&a.url(), &["sharded", "copy", &name, "--to", &b.url()]);
+        for key in &ShardedBloom::open(&mut xca, &name)
+            .map(|f| f.keys())
+            .or_else(|_| ShardedCuckoo::open(&mut xca, &name).map(|f| f.keys()))
+            .expect("open")
+        {
+            let key = String::from_utf8_lossy(key);
+            assert_eq!(
+                digest_value(&mut ca, &key),
+                digest_value(&mut cb, &key),
+                "{key}"
+            );
+        }
+    }
+    let v = items("v", 500);
+    let copied = ShardedCuckoo::open(&mut xcb, "kcuckoo").expect("open the copy");
+    assert!(copied.madd(&mut xcb, &v).expect("madd").iter().all(|&x| x));
+    assert!(copied
+        .mexists(&mut xcb, &v)
+        .expect("mexists")
+        .iter()
+        .all(|&x| x));
+    let copied = ShardedBloom::open(&mut xcb, "kbloom").expect("open the copy");
+    copied.madd(&mut xcb, &v).expect("madd");
+    assert!(copied
+        .mexists(&mut xcb, &v)
+        .expect("mexists")
+        .iter()
+        .all(|&x| x));
 }

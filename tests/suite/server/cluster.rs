@@ -802,12 +802,15 @@ fn sharded_filter_recipe_spreads_over_every_master() {
     use rsbloom_core::shard::layout::{shard_of_item, slot_range};
 
     let cluster = Cluster::start();
+    // The raw commands on the suite's connection, the client's on its own (redis-rs 1.x).
     let mut con = cluster.client();
+    let seed = format!("redis://127.0.0.1:{}/", cluster.masters()[0].port);
+    let mut client = rsbloom_client::Client::connect(seed.as_str()).expect("client");
     const SHARDS: u32 = 12;
     const ITEMS: usize = 30_000;
 
     // The example's demo, as `cargo run --example sharded_filter` runs it.
-    let report = sharded_filter::run_demo(&mut con, "demo", SHARDS, ITEMS).expect("demo");
+    let report = sharded_filter::run_demo(&mut client, "demo", SHARDS, ITEMS).expect("demo");
     assert_eq!(report.members_found, ITEMS, "members lost: {report:?}");
     assert_eq!(report.card as usize, report.new_items, "{report:?}");
     assert!(
@@ -817,8 +820,16 @@ fn sharded_filter_recipe_spreads_over_every_master() {
 
     // Our own use of it: reserve, add, look up, count.
     let options = BloomOptions::default();
-    let filter = ShardedBloom::reserve(&mut con, "seen", 0.01, ITEMS as u64, Some(SHARDS), options)
-        .expect("reserve");
+    let filter = ShardedBloom::reserve(
+        &mut client,
+        "seen",
+        0.01,
+        ITEMS as u64,
+        Some(SHARDS),
+        options,
+    )
+    .expect("reserve");
+    let id = filter.description().id.expect("a creation id");
     // Slots as the server computes them: each shard key in the range its shard routes.
     let mut direct = cluster.conn(cluster.live_ports()[0]);
     for (i, key) in filter.keys().iter().enumerate() {
@@ -862,6 +873,8 @@ fn sharded_filter_recipe_spreads_over_every_master() {
             &count,
             "Shard slots",
             &slots,
+            "Shard id",
+            &id,
             "Shard routing",
             "slot",
         ];
@@ -871,20 +884,20 @@ fn sharded_filter_recipe_spreads_over_every_master() {
     let mut new = 0;
     for batch in items.chunks(2000) {
         new += filter
-            .madd(&mut con, batch)
+            .madd(&mut client, batch)
             .expect("madd")
             .iter()
             .filter(|&&a| a)
             .count();
     }
     assert!(new >= ITEMS * 99 / 100, "only {new} of {ITEMS} were new");
-    assert!(!filter.add(&mut con, "user:0").expect("add"));
-    assert!(filter.add(&mut con, "single").expect("add"));
-    assert!(filter.exists(&mut con, "single").expect("exists"));
+    assert!(!filter.add(&mut client, "user:0").expect("add"));
+    assert!(filter.add(&mut client, "single").expect("add"));
+    assert!(filter.exists(&mut client, "single").expect("exists"));
     let mut found = 0;
     for batch in items.chunks(2000) {
         found += filter
-            .mexists(&mut con, batch)
+            .mexists(&mut client, batch)
             .expect("mexists")
             .iter()
             .filter(|&&a| a)
@@ -892,7 +905,7 @@ fn sharded_filter_recipe_spreads_over_every_master() {
     }
     assert_eq!(found, ITEMS, "every added item answers 1");
     assert_eq!(
-        filter.card(&mut con).expect("card") as usize,
+        filter.card(&mut client).expect("card") as usize,
         new + 1,
         "sum of the shards' BF.CARD"
     );
@@ -901,7 +914,7 @@ fn sharded_filter_recipe_spreads_over_every_master() {
     // live on every master: as `info` reports it, and as the cluster's own view has it.
     let owners = Owners::new(&cluster);
     let mut per_master: BTreeMap<u16, usize> = BTreeMap::new();
-    for shard in filter.info(&mut con).expect("info") {
+    for shard in filter.info(&mut client).expect("info") {
         let key = String::from_utf8(shard.key.clone()).expect("a text key");
         let share = ITEMS / SHARDS as usize;
         assert!(
@@ -933,13 +946,13 @@ fn sharded_filter_recipe_spreads_over_every_master() {
         "shards per master: {per_master:?}"
     );
     assert_eq!(
-        filter.delete(&mut con).expect("delete"),
+        filter.delete(&mut client).expect("delete"),
         u64::from(SHARDS) + 1
     );
 
     // The example's --bench mode (bench/sharding.py): madd, then mexists, of N items each,
     // on a filter it reserves and deletes again.
-    let lines = sharded_filter::run_bench(&mut con, "bench", 2_500).expect("bench");
+    let lines = sharded_filter::run_bench(&mut client, "bench", 2_500).expect("bench");
     let ops: Vec<(&str, usize)> = lines.iter().map(|l| (l.op, l.count)).collect();
     assert_eq!(ops, [("madd", 2_500), ("mexists", 2_500)], "{lines:?}");
     assert!(lines.iter().all(|l| l.seconds > 0.0), "{lines:?}");
