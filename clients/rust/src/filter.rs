@@ -2,39 +2,19 @@
 //! operations it makes (see `ops`), and what their replies become.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use redis::Value;
 use rsbloom_core::shard::layout::slot_range;
 
-use crate::description::{Description, FamilyName, Layout};
+use crate::description::{Description, Layout};
 use crate::error::{Error, Result};
 use crate::family::{verbs, Family, Verb};
 use crate::ops::batch::Batch;
 use crate::ops::lifecycle::Delete;
 use crate::ops::per_shard::{PerShard, Replies};
 use crate::reply::{integer, pairs, text};
-
-/// What every batch of one handle shares: the description it last read. A batch that finds
-/// it changed replaces it for the handle's later batches.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub family: FamilyName,
-    layout: Mutex<Arc<Layout>>,
-}
-
-impl Shared {
-    pub fn layout(&self) -> Arc<Layout> {
-        self.layout.lock().expect("no panic holds it").clone()
-    }
-
-    /// `layout` is the current description from now on.
-    pub fn adopt(&self, layout: Layout) -> Arc<Layout> {
-        let layout = Arc::new(layout);
-        *self.layout.lock().expect("no panic holds it") = layout.clone();
-        layout
-    }
-}
+pub(crate) use crate::shared::Shared;
 
 /// One shard's place and size, as `info` reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,10 +52,7 @@ impl<F> Clone for Filter<F> {
 impl<F: Family> Filter<F> {
     pub fn new(layout: Layout) -> Filter<F> {
         Filter {
-            shared: Arc::new(Shared {
-                family: F::NAME,
-                layout: Mutex::new(Arc::new(layout)),
-            }),
+            shared: Arc::new(Shared::new(F::NAME, layout)),
             family: PhantomData,
         }
     }

@@ -34,6 +34,7 @@ pub mod protocol;
 mod reply;
 mod routing;
 mod sharded;
+mod shared;
 mod topology;
 
 pub use client::{Client, Options};

@@ -12,9 +12,9 @@ use redis::Value;
 use crate::command::{Command, Outcome, Policy};
 use crate::error::{BatchError, Error, Result};
 use crate::family::{Decode, Verb};
-use crate::filter::Shared;
 use crate::ops::{description, hgetall, unchanged, Op, Step};
 use crate::reply::{array, error_text, integer, refusal};
+use crate::shared::Shared;
 
 const FIRST_PAUSE: Duration = Duration::from_millis(20);
 const MAX_PAUSE: Duration = Duration::from_millis(500);

@@ -9,8 +9,8 @@ use redis::Value;
 use crate::command::{Command, Outcome, Policy};
 use crate::description::Layout;
 use crate::error::Result;
-use crate::filter::Shared;
 use crate::ops::{description, hgetall, unchanged, value, Op, Step};
+use crate::shared::Shared;
 
 pub(crate) struct PerShard<'a> {
     shared: &'a Shared,
