@@ -104,9 +104,14 @@ impl Params {
         Ok(needed)
     }
 
-    /// Bytes of the buckets and the heap entries (items aside).
+    /// Bytes of the buckets and the heap entries (items aside). Saturating: a loaded
+    /// value's width and depth (u32 each) can multiply past u64, and `u64::MAX` is then
+    /// over any limit `validate` checks (the fuzzer's topk_value found the overflow).
     pub fn fixed_bytes(&self) -> u64 {
-        self.width as u64 * self.depth as u64 * BUCKET_BYTES + self.k as u64 * HEAP_ENTRY_BYTES
+        (self.width as u64)
+            .saturating_mul(self.depth as u64)
+            .saturating_mul(BUCKET_BYTES)
+            .saturating_add((self.k as u64).saturating_mul(HEAP_ENTRY_BYTES))
     }
 }
 
