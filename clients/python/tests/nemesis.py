@@ -335,7 +335,8 @@ class Nemesis:
         for (_, port), proxy in self.proxies.items():
             try:
                 proxy.close()
-            except ConnectionRefusedError:
-                # The killed node's proxy could not reach it: expected for that node only.
+            except (ConnectionRefusedError, ConnectionResetError, BrokenPipeError):
+                # The killed node's proxy lost its connections to it (reset mid-read, or
+                # refused after): expected for that node only.
                 if port not in self.killed:
                     raise
