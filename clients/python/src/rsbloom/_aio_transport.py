@@ -22,7 +22,9 @@ from ._transport import (
     Command,
     _Group,
     _NotSent,
+    ask_target,
     lost,
+    node_name,
     not_connected,
     packed,
     rounds,
@@ -41,9 +43,7 @@ class _OneNode:
 
     def __init__(self, client):
         self.client = client
-        kwargs = client.connection_pool.connection_kwargs
-        self.name = ("unix:" + str(kwargs["path"])) if kwargs.get("path") else \
-            f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
+        self.name = node_name(client)
 
     async def ready(self) -> None:
         pass
@@ -87,14 +87,7 @@ class _Cluster:
         return node.name, node
 
     def node_at(self, host: str, port: int):
-        # An ASK names the node as the cluster announces it; the client's nodes are known
-        # by their remapped addresses when it was given an ``address_remap``.
-        remap = getattr(self.client.nodes_manager, "remap_host_port", None)
-        if remap is not None:
-            host, port = remap(host, port)
-        node = self.client.get_node(host=host, port=port)
-        if node is None:  # the next round reloads the slot map first
-            raise _NotSent(f"ASK names {host}:{port}, which the cluster's nodes do not list")
+        node = ask_target(self.client, host, port)
         return node.name, node
 
     async def refresh(self) -> None:

@@ -76,7 +76,8 @@ class Command:
         self._done = False
 
 
-def _node_name(client) -> str:
+def node_name(client) -> str:
+    """A plain client's server as ``host:port`` (or ``unix:path``)."""
     kwargs = client.connection_pool.connection_kwargs
     if kwargs.get("path"):
         return "unix:" + str(kwargs["path"])
@@ -92,7 +93,7 @@ class _OneNode:
 
     def __init__(self, client):
         self.client = client
-        self.name = _node_name(client)
+        self.name = node_name(client)
 
     def node_for(self, key: bytes):
         return self.name, self.client
@@ -117,18 +118,24 @@ class _Cluster:
         return node.name, self.client.get_redis_connection(node)
 
     def node_at(self, host: str, port: int):
-        # An ASK names the node as the cluster announces it; the client's nodes are known
-        # by their remapped addresses when it was given an ``address_remap``.
-        remap = getattr(self.client.nodes_manager, "remap_host_port", None)
-        if remap is not None:
-            host, port = remap(host, port)
-        node = self.client.get_node(host=host, port=port)
-        if node is None:  # the next round reloads the slot map first
-            raise _NotSent(f"ASK names {host}:{port}, which the cluster's nodes do not list")
+        node = ask_target(self.client, host, port)
         return node.name, self.client.get_redis_connection(node)
 
     def refresh(self) -> None:
         self.client.nodes_manager.initialize()
+
+
+def ask_target(client, host: str, port: int):
+    """The cluster client's node an ASK names (blocking and asyncio clients alike). An ASK
+    names the node as the cluster announces it; the client knows its nodes by their
+    remapped addresses when it was given an ``address_remap``."""
+    remap = getattr(client.nodes_manager, "remap_host_port", None)
+    if remap is not None:
+        host, port = remap(host, port)
+    node = client.get_node(host=host, port=port)
+    if node is None:  # the next round reloads the slot map first
+        raise _NotSent(f"ASK names {host}:{port}, which the cluster's nodes do not list")
+    return node
 
 
 def _acquire(redis_node):
