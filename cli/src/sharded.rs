@@ -371,13 +371,9 @@ fn with_description(
         place = place.with_id(id.as_bytes())?;
     }
     if let Routing::Keyed(secret) = &d.routing {
-        place = place.with_secret_hex(hex(secret.bytes()).as_bytes())?;
+        place = place.with_secret_hex(secret.to_hex().as_bytes())?;
     }
     Ok(place)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The place `BF.INFO` / `CF.INFO` of a shard ends with (`Shard of`, `Shard`, `Shards`,
@@ -399,7 +395,7 @@ fn place_in_info(info: &[(String, Value)], d: &Description) -> Option<ShardPlace
         let Routing::Keyed(secret) = &d.routing else {
             return None; // a keyed shard under a description without a secret
         };
-        place = place.with_secret_hex(hex(secret.bytes()).as_bytes()).ok()?;
+        place = place.with_secret_hex(secret.to_hex().as_bytes()).ok()?;
     }
     Some(place)
 }

@@ -125,12 +125,7 @@ pub fn place_words(place: &ShardPlace) -> Vec<Vec<u8>> {
         words.extend([b"SHARDID".to_vec(), id.clone()]);
     }
     if let Some(secret) = &place.secret {
-        let hex = secret
-            .bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>();
-        words.extend([b"SHARDSECRET".to_vec(), hex.into_bytes()]);
+        words.extend([b"SHARDSECRET".to_vec(), secret.to_hex().into_bytes()]);
     }
     words
 }

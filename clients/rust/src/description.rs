@@ -108,7 +108,7 @@ impl Description {
         }
         if let Routing::Keyed(secret) = &self.routing {
             fields.push(("routing", "keyed".into()));
-            fields.push(("routing_secret", crate::routing::hex(secret.bytes())));
+            fields.push(("routing_secret", secret.to_hex()));
         }
         fields
     }

@@ -28,6 +28,7 @@ impl Routing {
     }
 }
 
+/// Lowercase hex of a creation id's bytes (a routing secret has `RoutingSecret::to_hex`).
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

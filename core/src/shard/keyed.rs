@@ -44,6 +44,11 @@ impl RoutingSecret {
         &self.bytes
     }
 
+    /// 32 lowercase hex digits: SHARDSECRET's value and the description's `routing_secret`.
+    pub fn to_hex(&self) -> String {
+        self.bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The item's routing slot, in `0..16384`.
     pub fn slot(&self, item: &[u8]) -> u16 {
         let mut mac = self.mac.clone();

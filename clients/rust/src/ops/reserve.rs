@@ -11,7 +11,7 @@ use crate::description::{Layout, Params};
 use crate::error::Error;
 use crate::ops::{value, Op, Step};
 use crate::reply::{integer, pairs, text};
-use crate::routing::{hex, Routing};
+use crate::routing::Routing;
 
 /// Creates the hash at KEYS[1] from ARGV's field/value pairs unless the key exists (0).
 const CREATE: &str = "if redis.call('exists', KEYS[1]) == 1 then return 0 end \
@@ -92,7 +92,7 @@ impl Reserve {
             .arg("SHARDID")
             .arg(&self.id);
         match &d.routing {
-            Routing::Keyed(secret) => cmd.arg("SHARDSECRET").arg(hex(secret.bytes())),
+            Routing::Keyed(secret) => cmd.arg("SHARDSECRET").arg(secret.to_hex()),
             Routing::Slot => cmd,
         }
     }
