@@ -472,6 +472,19 @@ fn every_acknowledged_item_survives_pauses_partitions_and_a_kill() {
             r.maybe
         );
     }
+    // What `WAIT` is for: of the items answered without a replica (most by the master cut
+    // off with the clients), how many are gone now.
+    let gone = ShardedBloom::open(&mut con, name)
+        .unwrap()
+        .mexists(&mut con, &bloom.maybe)
+        .unwrap()
+        .iter()
+        .filter(|&&f| !f)
+        .count();
+    println!(
+        "unacknowledged Bloom items gone: {gone} of {}",
+        bloom.maybe.len()
+    );
     let acked = bloom.acked.len() + cuckoo.acked.len();
     println!("acknowledged {acked}, lost {}, unknown {}, unacknowledged {}, cuckoo card {card} in [{low}, {high}]", lost.len(), cuckoo.unknown.len(), bloom.maybe.len() + cuckoo.maybe.len());
     assert!(
