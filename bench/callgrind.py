@@ -20,7 +20,8 @@ times its capacity: its burst layers' path; a TIME window's add that moves its c
 replicated as APBF.INSERTAT, one within the same millisecond as it came, and under valgrind
 several adds share a millisecond, so these rows measure a mix, mostly the latter),
 APBF.EXISTS (the same three, and BF.EXISTS / APBF.EXISTS filled: lookups of present items
-that read every probe), APBF.MADD and APBF.MEXISTS x100, and LUA2BF.ADD / LUA2BF.EXISTS
+that read every probe), APBF.MADD and APBF.MEXISTS x100, APBF.ADD, APBF.EXISTS filled,
+APBF.MADD and APBF.MEXISTS x100 on a KEYED COUNT window (`... keyed`), and LUA2BF.ADD / LUA2BF.EXISTS
 (the Lua-rotated pair of Bloom filters, whose module command column counts only the BF.*
 calls the script makes); CBF.ADD, CBF.MADD,
 CBF.MEXISTS and CBF.MDEL of 100 items (MDEL of 100 items added 15 times, so their 4-bit
@@ -61,6 +62,7 @@ LUA_SETUP = [["BF.RESERVE", "lcur", "0.01", "10000000"], ["BF.RESERVE", "lnext",
 LUA_ARGS = ["3", "lcur", "lnext", "lrot", str(LUA_HALF_WINDOW_MS), "0.01", "10000000"]
 APBF_COUNT = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]]
 APBF_TIME = [["APBF.RESERVE", "k", "TIME", "0.01", "10000000", "3600"]]
+APBF_KEYED = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000", "KEYED"]]
 # A TIME window in a burst: ten times its capacity of 10,000 within its span, so it holds
 # burst layers at levels 1 to 3 and every add measured goes to the third (room for 15 times
 # the capacity in all).
@@ -147,6 +149,14 @@ COMMANDS = [
     ("APBF.MADD x100", APBF_COUNT,
      lambda i: ["APBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("APBF.MEXISTS x100", APBF_COUNT,
+     lambda i: ["APBF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    # The same on a KEYED window (SipHash-1-3 under its secret): what keying costs.
+    ("APBF.ADD keyed", APBF_KEYED, lambda i: ["APBF.ADD", "k", f"item:{i}"]),
+    ("APBF.EXISTS filled keyed", APBF_KEYED + APBF_FILLED[1:],
+     lambda i: ["APBF.EXISTS", "k", f"item:{i}"]),
+    ("APBF.MADD x100 keyed", APBF_KEYED,
+     lambda i: ["APBF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("APBF.MEXISTS x100 keyed", APBF_KEYED,
      lambda i: ["APBF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("LUA2BF.ADD", LUA_SETUP, lambda i: ["EVALSHA", script_sha(LUA_ADD)] + LUA_ARGS + [f"item:{i}"]),
     ("LUA2BF.EXISTS", LUA_SETUP,

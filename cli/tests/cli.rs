@@ -846,8 +846,9 @@ fn counting_filters_dump_restore_and_copy_byte_for_byte() {
     }
 }
 
-/// Sliding-window filters (RSbloomAP) go chunk by chunk too, their generations' times in the
-/// header: dump, restore and copy give the very same value (DUMP body), family byte `W`.
+/// Sliding-window filters (RSbloomAP) go chunk by chunk too, their generations' times (and a
+/// keyed window's secret) in the header: dump, restore and copy give the very same value
+/// (DUMP body), family byte `W`.
 #[test]
 fn sliding_windows_dump_restore_and_copy_byte_for_byte() {
     let s = server();
@@ -859,6 +860,13 @@ fn sliding_windows_dump_restore_and_copy_byte_for_byte() {
         ("count", &["COUNT", "0.01", "1000"][..], 2500usize),
         ("time", &["TIME", "0.001", "2000", "3600"][..], 1500),
         ("empty", &["TIME", "0.01", "10", "0.5"][..], 0),
+        // Keyed: the secret is in the header, so it travels too.
+        ("keyed", &["COUNT", "0.01", "1000", "KEYED"][..], 2500),
+        (
+            "keyed-time",
+            &["TIME", "0.01", "500", "3600", "KEYED"][..],
+            1500,
+        ),
     ] {
         let mut args = vec!["APBF.RESERVE", key];
         args.extend_from_slice(reserve);

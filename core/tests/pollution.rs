@@ -8,12 +8,15 @@
 //! "present" for ~11 % of everything (0.73^7) instead of 1 %. Under a secret the attacker's
 //! choice is as good as any items: the keyed filter stays at its rate. The counting filter
 //! (`CBF.*`) probes as the `RSbloom--` filters do, over its own (public) shape, so the same
-//! attack works on it, and the same secret (`CBF.RESERVE ... KEYED`) defeats it.
+//! attack works on it, and the same secret (`CBF.RESERVE ... KEYED`) defeats it. So does the
+//! sliding window (`APBF.*`): its shape is public too (`APBF.INFO`), and an unkeyed window's
+//! bits come from Guava's hash; `APBF.RESERVE ... KEYED` takes the same defence.
 
 use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::bloom::{guava, Chain, Scheme, Variant};
 use rsbloom_core::counting::CountingFilter;
 use rsbloom_core::testkit::Rng;
+use rsbloom_core::window::{Window, WindowFilter};
 
 const CAPACITY: u64 = 100_000;
 const RATE: f64 = 0.01;
@@ -129,4 +132,66 @@ fn chosen_items_pollute_an_unkeyed_counting_filter_but_not_a_keyed_one() {
     let keyed = rate_of(|item| keyed.contains(item));
     println!("keyed counting filter after the attack: {keyed}");
     assert!(keyed < 1.1 * RATE, "keyed: {keyed}");
+}
+
+/// The sliding window: the attacker makes a window of the shape `APBF.INFO` shows (its hash
+/// functions, slices and size give the blocks; the shape follows from the rate and capacity
+/// as `APBF.RESERVE` chooses it), unkeyed, and feeds it greedily the items that go to one of
+/// its first `target` blocks with at most `max_set` of their `k` bits set already, as it
+/// stands: a COUNT window filled by them from empty. All blocks and no bit set is the Bloom
+/// filters' attack above; half the blocks, the blocked layout's weakness: an item's bits are
+/// all in its block, so blocks filled to the brim answer "present" for everything that lands
+/// in them.
+fn window_evil_items(target: u64, max_set: u32) -> Vec<[u8; 16]> {
+    let mut sim = WindowFilter::new(Window::Count, RATE, CAPACITY, NO_LIMIT).unwrap();
+    let mut items = Vec::with_capacity(CAPACITY as usize);
+    let mut rng = Rng::new(0xE71C);
+    while items.len() < CAPACITY as usize {
+        let mut item = [0u8; 16];
+        item[..8].copy_from_slice(&0xE71Cu64.to_le_bytes());
+        item[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+        let (block, set) = sim.add_target(sim.hash(&item));
+        if block < target && set <= max_set {
+            sim.add(&item, 0, NO_LIMIT).unwrap();
+            items.push(item);
+        }
+    }
+    items
+}
+
+/// Chosen items pollute an unkeyed window (its whole window theirs) and are as good as any
+/// in a keyed one of the same shape.
+#[test]
+fn chosen_items_pollute_an_unkeyed_window_but_not_a_keyed_one() {
+    let fill = |secret: Option<Secret>, items: &[[u8; 16]]| {
+        let mut f = WindowFilter::new(Window::Count, RATE, CAPACITY, NO_LIMIT).unwrap();
+        if let Some(s) = secret {
+            f = f.with_secret(s);
+        }
+        for item in items {
+            f.add(item, 0, NO_LIMIT).unwrap();
+        }
+        assert_eq!(f.meta().added, CAPACITY);
+        // The window holds the attacker's items only, every one of them still in it.
+        assert!(items.iter().all(|item| f.contains(item, 0)));
+        f
+    };
+    let blocks = WindowFilter::new(Window::Count, RATE, CAPACITY, NO_LIMIT)
+        .unwrap()
+        .shape()
+        .blocks;
+    for (what, target, max_set, over) in [
+        ("fresh bits", blocks, 0, 1.5 * RATE),
+        ("half the blocks", blocks / 2, 1, 20.0 * RATE),
+    ] {
+        let items = window_evil_items(target, max_set);
+        let plain = fill(None, &items);
+        let plain = rate_of(|item| plain.contains(item, 0));
+        println!("unkeyed sliding window after the attack ({what}): {plain}");
+        assert!(plain > over, "unkeyed, {what}: {plain}");
+        let keyed = fill(Some(Secret::from_words([0x005E_C7E7, 0x0DDF_00D0])), &items);
+        let keyed = rate_of(|item| keyed.contains(item, 0));
+        println!("keyed sliding window after the attack ({what}): {keyed}");
+        assert!(keyed < RATE, "keyed, {what}: {keyed}");
+    }
 }

@@ -54,7 +54,7 @@ impl Fed {
     }
 
     fn add(&mut self, now: u64) {
-        let h = WindowFilter::hash(&item(self.times.len() as u64));
+        let h = self.f.hash(&item(self.times.len() as u64));
         self.f.add_hash(h, now, LIMIT).expect("room");
         self.times.push(now);
         self.hashes.push(h);
@@ -271,7 +271,7 @@ fn growth_stops_at_the_limit_with_an_error_and_no_change() {
     );
     assert_eq!(f.refused(), 1);
     // Every item taken answers 1; never-added ones at no more than twice the rate.
-    let hashes: Vec<ItemHash> = (0..at).map(|i| WindowFilter::hash(&item(i))).collect();
+    let hashes: Vec<ItemHash> = (0..at).map(|i| f.hash(&item(i))).collect();
     assert!(f.contains_batch(&hashes, T0, false).iter().all(|&b| b));
     let fp = fp_rate_of(&f, T0, 7, QUERIES);
     assert!(fp <= 2.0 * rate, "at the limit: {fp}");

@@ -1,13 +1,18 @@
 //! The sliding-window filter's formats (type `RSbloomAP`), all validated before anything is
 //! allocated.
 //!
-//! Parameter block of a ring (field stream): `flags` (reserved, 0), `window` (0 COUNT, 1
+//! Parameter block of a ring (field stream): `flags` (0, or [`KEYED`] for a keyed window's
+//! reserved ring: the secret's two words follow the flags), `window` (0 COUNT, 1
 //! TIME), `span_ms` (0 for COUNT), `capacity`, `error_rate`, `k`, `l`, `slices`,
 //! `generation`, `blocks`, `head`, `turns`, `clock_ms`, `turned_ms`, `added`, `overflows`,
 //! then per physical slice its generation's `items`, `first_ms`, `last_ms`. The shape is
 //! checked against itself (slices from `k` and `l`, at most 64) and the words' bytes against
 //! `bf.max-filter-bytes`; it is not recomputed from the rate, so a later release may choose
-//! shapes differently and still load this one.
+//! shapes differently and still load this one. A plain window's blocks are what they were
+//! before keyed windows (flags 0, no secret), byte for byte, in both versions; a keyed one is
+//! written as version 2 only, and a release without keyed windows refuses it (unknown flags)
+//! rather than read it with Guava's hash. A burst layer is never keyed: it hashes what the
+//! window's hash gave.
 //!
 //! Layers (version 2): after the reserved ring's block, the number of burst layers, then
 //! per layer its `level` and its ring's block (a TIME window over the same span, of
@@ -33,6 +38,7 @@ use super::burst::{layer_params, MAX_LEVEL};
 use super::filter::{memory_for, words_for, Generation, Layer, WindowFilter, WindowMeta};
 use super::shape::{Shape, Window};
 use crate::bloom::codec::scandump::{self, chunk_start};
+use crate::bloom::keyed::Secret;
 use crate::error::{bad_data, check_limit, Error, Result};
 use crate::fields::{FieldSink, FieldSource, Reader, Writer};
 use crate::le_words;
@@ -45,13 +51,21 @@ pub const ENCODING_VERSION: i32 = 2;
 pub const ENCODING_VERSION_1: i32 = 1;
 
 const MAGIC: &[u8; 4] = b"RSAP";
+/// The flag of a keyed window's reserved ring: the secret's two words follow the flags.
+pub const KEYED: u64 = 1;
 const HEADER_VERSION: u8 = 2;
 const HEADER_VERSION_1: u8 = 1;
 
 /// A ring's parameter block.
 fn encode_ring(ring: &WindowFilter, out: &mut dyn FieldSink) {
     let m = ring.meta();
-    out.put_u64(0);
+    match ring.secret() {
+        None => out.put_u64(0),
+        Some(secret) => {
+            out.put_u64(KEYED);
+            secret.words().iter().for_each(|&w| out.put_u64(w));
+        }
+    }
     match m.window {
         Window::Count => {
             out.put_u64(0);
@@ -111,6 +125,7 @@ fn to_u32(value: u64, what: &str) -> Result<u32> {
 struct Ring {
     meta: WindowMeta,
     generations: Vec<Generation>,
+    secret: Option<Secret>,
 }
 
 impl Ring {
@@ -118,7 +133,10 @@ impl Ring {
     fn build(&self) -> Result<WindowFilter> {
         let mut ring = WindowFilter::empty(self.meta)?;
         ring.generations_mut().copy_from_slice(&self.generations);
-        Ok(ring)
+        Ok(match self.secret {
+            Some(secret) => ring.with_secret(secret),
+            None => ring,
+        })
     }
 }
 
@@ -153,9 +171,15 @@ impl Parsed {
 /// Reads a ring's block and checks it against itself (the caller checks the capacity and
 /// the memory).
 fn parse_ring(src: &mut dyn FieldSource) -> Result<Ring> {
-    if src.get_u64()? != 0 {
+    let flags = src.get_u64()?;
+    if flags & !KEYED != 0 {
         return Err(bad_data("unknown flags"));
     }
+    let secret = if flags & KEYED != 0 {
+        Some(Secret::from_words([src.get_u64()?, src.get_u64()?]))
+    } else {
+        None
+    };
     let window = match (src.get_u64()?, src.get_u64()?) {
         (0, 0) => Window::Count,
         (1, span_ms) => Window::Time { span_ms },
@@ -197,13 +221,21 @@ fn parse_ring(src: &mut dyn FieldSource) -> Result<Ring> {
         }
         generations.push(g);
     }
-    Ok(Ring { meta, generations })
+    Ok(Ring {
+        meta,
+        generations,
+        secret,
+    })
 }
 
 /// Reads and validates the blocks of a value or header of `version` (1: the reserved ring
 /// alone), the whole window's memory against `limit`, nothing of its size allocated.
 fn parse_blocks(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Parsed> {
     let reserved = parse_ring(src)?;
+    // Keyed windows came with version 2: an older value is never keyed (one form per window).
+    if version < 2 && reserved.secret.is_some() {
+        return Err(bad_data("a keyed window in a version 1 value"));
+    }
     let base = reserved.meta;
     base.validate(u64::MAX)?;
     let mut layers: Vec<(u32, Ring)> = Vec::new();
@@ -222,6 +254,9 @@ fn parse_blocks(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<P
                 return Err(bad_data("layer levels out of order or range"));
             }
             let ring = parse_ring(src)?;
+            if ring.secret.is_some() {
+                return Err(bad_data("a keyed burst layer"));
+            }
             let m = ring.meta;
             let (capacity, error_rate) = layer_params(base.capacity, base.error_rate, level)
                 .ok_or_else(|| bad_data("layer capacity out of range"))?;
@@ -289,6 +324,7 @@ pub fn load(src: &mut dyn FieldSource, version: i32, limit: u64) -> Result<Windo
 #[cfg(any(test, feature = "testkit"))]
 pub fn save_v1(filter: &WindowFilter, out: &mut dyn FieldSink) {
     assert!(filter.layers().is_empty(), "version 1 has no layers");
+    assert!(!filter.keyed(), "version 1 has no keyed windows");
     encode_ring(filter, out);
     out.put_bytes(&le_words::as_bytes(filter.words()));
 }
@@ -297,6 +333,7 @@ pub fn save_v1(filter: &WindowFilter, out: &mut dyn FieldSink) {
 #[cfg(any(test, feature = "testkit"))]
 pub fn encode_header_v1(filter: &WindowFilter) -> Vec<u8> {
     assert!(filter.layers().is_empty(), "version 1 has no layers");
+    assert!(!filter.keyed(), "version 1 has no keyed windows");
     let mut out = Writer(Vec::with_capacity(256));
     out.0.extend_from_slice(MAGIC);
     out.0.push(HEADER_VERSION_1);

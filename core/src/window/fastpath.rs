@@ -61,7 +61,7 @@ fn the_sentinel_lookup_answers_as_the_full_mask_does() {
             } else {
                 (1 << 50) + rng.next_u64() % (1 << 40)
             };
-            let p = f.probe(WindowFilter::hash(&item.to_le_bytes()));
+            let p = f.probe(f.hash(&item.to_le_bytes()));
             let mask = f.mask(p);
             for &s in &starts {
                 let want = f.has_run(mask, s);
@@ -99,7 +99,7 @@ fn the_sentinel_lookup_agrees_on_chosen_patterns() {
         for turn in 0..2 * n {
             for _ in 0..40 {
                 // Set each slice's word to ones or zeros at random in the probed block.
-                let h = WindowFilter::hash(&rng.next_u64().to_le_bytes());
+                let h = f.hash(&rng.next_u64().to_le_bytes());
                 let p = f.probe(h);
                 let density = rng.below(9);
                 let pattern: Vec<u64> = (0..n)

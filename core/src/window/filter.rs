@@ -6,6 +6,7 @@ use std::mem::size_of;
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::guava;
+use crate::bloom::keyed::Secret;
 use crate::bloom::meta::MAX_CAPACITY;
 use crate::bloom::ItemHash;
 use crate::error::{bad_data, check_limit, Error, Result};
@@ -178,6 +179,10 @@ pub struct WindowFilter {
     pub(super) layers: Vec<Layer>,
     /// What this server counted of the value since it was made or loaded.
     pub(super) counted: Counted,
+    /// `KEYED`: items hash with SipHash-1-3 under this secret ([`Secret::hash`]), not
+    /// Guava's public hash. The reserved ring's only: a burst layer takes the hash the
+    /// window gave the item.
+    secret: Option<Secret>,
 }
 
 /// A burst layer: a TIME ring at its level. Declared here, beside the window that holds
@@ -290,7 +295,25 @@ impl WindowFilter {
             starts_memo: StartsMemo::default(),
             layers: Vec::new(),
             counted: Counted::default(),
+            secret: None,
         })
+    }
+
+    /// A keyed window: `secret` in place of Guava's hash (for an empty window; the words of
+    /// a filled one would no longer match its items).
+    pub fn with_secret(mut self, secret: Secret) -> WindowFilter {
+        self.secret = Some(secret);
+        self
+    }
+
+    /// Keyed (the secret itself is never shown).
+    pub fn keyed(&self) -> bool {
+        self.secret.is_some()
+    }
+
+    /// The secret, for the formats that carry the whole filter.
+    pub(super) fn secret(&self) -> Option<Secret> {
+        self.secret
     }
 
     pub fn meta(&self) -> WindowMeta {
@@ -372,10 +395,23 @@ impl WindowFilter {
         }
     }
 
-    /// The item's hash (Guava's MurmurHash3, binary safe).
+    /// The item's hash words: Guava's MurmurHash3, or SipHash-1-3 under the window's secret
+    /// (binary safe).
     #[inline]
-    pub fn hash(item: &[u8]) -> ItemHash {
-        guava::hash(item)
+    pub fn hash(&self, item: &[u8]) -> ItemHash {
+        match self.secret {
+            None => guava::hash(item),
+            Some(secret) => secret.hash(item),
+        }
+    }
+
+    /// [`WindowFilter::hash`] of each item; the secret is looked at once, not per item.
+    pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
+        let items = items.into_iter();
+        match self.secret {
+            None => items.map(guava::hash).collect(),
+            Some(secret) => items.map(|item| secret.hash(item)).collect(),
+        }
     }
 
     #[inline(always)]
@@ -391,6 +427,26 @@ impl WindowFilter {
             block: block * (n + 1),
             bits,
         }
+    }
+
+    /// Where an add of `h` would go, the ring as it stands (a turn the add would make first
+    /// is not foreseen): its block (0 .. blocks) and how many of its `k` bits are set already
+    /// (0 when all are fresh). What anyone who knows the hash and the shape (`APBF.INFO`)
+    /// computes offline: the pollution test's attacker (core/tests/pollution.rs).
+    #[cfg(any(test, feature = "testkit"))]
+    pub fn add_target(&self, h: ItemHash) -> (u64, u32) {
+        let p = self.probe(h);
+        let n = self.meta.shape.slices as usize;
+        let block = &self.words[p.block..p.block + n + 1];
+        // The `stale` youngest slices were emptied since the block was written.
+        let stale = self.meta.turns.wrapping_sub(block[0]).min(n as u64) as u32;
+        let set = (stale..self.meta.shape.k)
+            .map(|j| {
+                let s = self.physical(j) as usize;
+                (block[1 + s].wrapping_shr(p.bit(s)) & 1) as u32
+            })
+            .sum();
+        ((p.block / (n + 1)) as u64, set)
     }
 
     /// Physical slice of logical position `j` (0 the youngest).
@@ -608,7 +664,7 @@ impl WindowFilter {
     }
 
     pub fn contains(&self, item: &[u8], now_ms: u64) -> bool {
-        self.contains_hash(Self::hash(item), now_ms)
+        self.contains_hash(self.hash(item), now_ms)
     }
 
     /// The most items a TIME ring's generations in the window may hold before adds go to a
@@ -791,7 +847,7 @@ impl WindowFilter {
     }
 
     pub fn add(&mut self, item: &[u8], now_ms: u64, limit: impl GrowthLimit) -> Result<bool> {
-        self.add_hash(Self::hash(item), now_ms, limit)
+        self.add_hash(self.hash(item), now_ms, limit)
     }
 
     /// Starts loading every cache line of the item's block.

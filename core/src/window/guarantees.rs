@@ -54,7 +54,7 @@ impl Run {
 
     fn add(&mut self, now: u64, n: u64) {
         for _ in 0..n {
-            let h = WindowFilter::hash(&item(self.times.len() as u64));
+            let h = self.f.hash(&item(self.times.len() as u64));
             self.f.add_hash(h, now, LIMIT).expect("room");
             self.hashes.push(h);
             self.times.push(self.f.meta().clock_ms);

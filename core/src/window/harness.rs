@@ -67,7 +67,7 @@ fn check_accepted(filter: &mut WindowFilter) {
     for (i, item) in [&b""[..], b"a", b"fuzz"].into_iter().enumerate() {
         let now = clock.saturating_add(i as u64 * span / 2);
         add_or_refuse(filter, item, now);
-        let hashes = [WindowFilter::hash(item); 3];
+        let hashes = [filter.hash(item); 3];
         let _ = filter.add_batch(&hashes, now, true, LIMIT);
         let _ = filter.contains_batch(&hashes, now, true);
     }

@@ -50,7 +50,7 @@ fn run(seed: u64) -> (u64, u64, u64) {
             match rng.below(10) {
                 0 => {
                     let hashes: Vec<_> = (0..rng.below(30))
-                        .map(|_| WindowFilter::hash(&rng.below(capacity * 3).to_le_bytes()))
+                        .map(|_| f.hash(&rng.below(capacity * 3).to_le_bytes()))
                         .collect();
                     let (added, refused) = f.add_batch(&hashes, now, rng.below(2) == 0, u64::MAX);
                     assert!(refused.is_none());
@@ -58,7 +58,7 @@ fn run(seed: u64) -> (u64, u64, u64) {
                 }
                 1..=3 => {
                     let hashes: Vec<_> = (0..rng.below(30))
-                        .map(|_| WindowFilter::hash(&rng.below(capacity * 3).to_le_bytes()))
+                        .map(|_| f.hash(&rng.below(capacity * 3).to_le_bytes()))
                         .collect();
                     let at = now + rng.below(span_ms);
                     let found = f.contains_batch(&hashes, at, rng.below(2) == 0);

@@ -6,6 +6,7 @@ use super::codec;
 use super::harness::{self, encode_value, rebuild, LIMIT};
 use super::shape::Window;
 use super::WindowFilter;
+use crate::bloom::keyed::Secret;
 use crate::fields::Reader;
 use crate::testkit::{self, Mutation, Rng};
 
@@ -24,6 +25,10 @@ fn random_filter(rng: &mut Rng) -> WindowFilter {
     let scale = [10, 300, 3_000][rng.index(3)];
     let capacity = 1 + rng.below(scale);
     let mut f = WindowFilter::new(window, rate, capacity, LIMIT).expect("a small filter");
+    // A third of them keyed.
+    if rng.below(3) == 0 {
+        f = f.with_secret(Secret::from_words([rng.next_u64(), rng.next_u64()]));
+    }
     let mut now = rng.below(1 << 41);
     for _ in 0..rng.below(4 * capacity) {
         now = match rng.below(20) {
@@ -34,7 +39,7 @@ fn random_filter(rng: &mut Rng) -> WindowFilter {
         let item = rng.below(capacity * 2).to_le_bytes();
         if rng.below(8) == 0 {
             let hashes: Vec<_> = (0..rng.below(40))
-                .map(|i| WindowFilter::hash(&(i * 7).to_le_bytes()))
+                .map(|i| f.hash(&(i * 7).to_le_bytes()))
                 .collect();
             let (_, refused) = f.add_batch(&hashes, now, rng.below(2) == 0, LIMIT);
             assert!(refused.is_none(), "a small window refused an add");
@@ -103,6 +108,16 @@ fn bases() -> Vec<Vec<u8>> {
     }
     // A burst of six capacities at one moment: a window with burst layers.
     let mut f = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.05, 20, LIMIT).unwrap();
+    for i in 0..120u64 {
+        f.add(&i.to_le_bytes(), 1_000_000, LIMIT).unwrap();
+    }
+    assert!(f.layers().len() >= 2);
+    out.push(encode_value(&f));
+    // The same burst into a keyed window: the secret after the reserved ring's flags.
+    let secret = Secret::from_words([0x0123_4567_89ab_cdef, u64::MAX]);
+    let mut f = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.05, 20, LIMIT)
+        .unwrap()
+        .with_secret(secret);
     for i in 0..120u64 {
         f.add(&i.to_le_bytes(), 1_000_000, LIMIT).unwrap();
     }

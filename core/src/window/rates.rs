@@ -33,7 +33,7 @@ pub(super) fn fp_rate_of(f: &WindowFilter, now: u64, salt: u64, queries: u64) ->
     while i < queries {
         hashes.clear();
         let end = (i + 4096).min(queries);
-        hashes.extend((i..end).map(|j| WindowFilter::hash(&item(1 << 63 | salt << 32 | j))));
+        hashes.extend((i..end).map(|j| f.hash(&item(1 << 63 | salt << 32 | j))));
         hits += f
             .contains_batch(&hashes, now, false)
             .into_iter()

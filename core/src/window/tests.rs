@@ -87,3 +87,131 @@ fn shapes_fit_in_a_mask_for_rates_down_to_one_in_a_billion() {
         }
     }
 }
+
+/// A keyed window hashes under its secret (its bits are not a plain window's for the same
+/// items), answers for its items as a plain one does, and keeps the secret through the RDB
+/// value and the SCANDUMP stream; its blocks are a plain window's with the flag set and
+/// the secret's two words after it, and its burst layers are plain.
+#[test]
+fn a_keyed_window_hashes_under_its_secret_and_keeps_it() {
+    use crate::bloom::keyed::Secret;
+    let secret = Secret::from_words([0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210]);
+    let window = Window::Time { span_ms: 60_000 };
+    let mut plain = WindowFilter::new(window, 0.01, 200, LIMIT).unwrap();
+    let mut keyed = plain.clone().with_secret(secret);
+    assert!(keyed.keyed() && !plain.keyed());
+    assert_ne!(keyed.hash(b"a"), plain.hash(b"a"));
+    assert_eq!(keyed.hash(b"a"), secret.hash(b"a"));
+    assert_eq!(
+        keyed.hash_all([&b"a"[..], b"b"]),
+        [keyed.hash(b"a"), keyed.hash(b"b")]
+    );
+    // Three times the capacity at one moment: burst layers.
+    for i in 0..600 {
+        plain.add(&item(i), 1_000_000, LIMIT).unwrap();
+        keyed.add(&item(i), 1_000_000, LIMIT).unwrap();
+    }
+    assert!(!keyed.layers().is_empty());
+    assert!((0..600).all(|i| keyed.contains(&item(i), 1_000_000)));
+    assert_ne!(keyed.words(), plain.words());
+    let keyed_items = WindowFilter::new(window, 0.01, 200, LIMIT).unwrap();
+    assert_ne!(keyed, keyed_items.with_secret(Secret::from_words([1, 2])));
+
+    let (mut p, mut k) = (Writer(Vec::new()), Writer(Vec::new()));
+    codec::save(&plain, &mut p);
+    codec::save(&keyed, &mut k);
+    let back = codec::load(&mut Reader(&k.0), codec::ENCODING_VERSION, LIMIT).unwrap();
+    assert_eq!(back, keyed);
+    assert!(back.keyed() && back.contains(&item(7), 1_000_000));
+    let calls = codec::load_calls(&keyed, 700);
+    let codec::Load::Header(rebuilt) =
+        codec::parse_load(calls[0].0, &calls[0].1, LIMIT, false).unwrap()
+    else {
+        panic!("not a header")
+    };
+    assert!(rebuilt.keyed());
+    assert_eq!(rebuilt.hash(b"a"), keyed.hash(b"a"));
+
+    // The fields of the reserved ring's block: the flag, then the secret; the rest as a
+    // plain window's (whose words differ, the items being hashed apart).
+    let fields = |w: &Writer| -> Vec<u64> {
+        let mut r = Reader(&w.0);
+        let mut out = Vec::new();
+        while let Ok(v) = crate::fields::FieldSource::get_u64(&mut r) {
+            out.push(v);
+        }
+        out
+    };
+    let (pf, kf) = (fields(&p), fields(&k));
+    assert_eq!(pf[0], 0);
+    assert_eq!(
+        kf[..3],
+        [codec::KEYED, secret.words()[0], secret.words()[1]]
+    );
+    assert_eq!(kf[3..10], pf[1..8]);
+}
+
+/// The keyed flag only where it can be: on a reserved ring of version 2; never on a burst
+/// layer, never in a version 1 value; other flags stay unknown.
+#[test]
+fn keyed_flags_outside_a_version_2_reserved_ring_are_refused() {
+    use crate::bloom::keyed::Secret;
+    use crate::fields::FieldSink;
+    let secret = Secret::from_words([5, 6]);
+    let keyed = WindowFilter::new(Window::Count, 0.01, 100, LIMIT)
+        .unwrap()
+        .with_secret(secret);
+    let mut out = Writer(Vec::new());
+    codec::save(&keyed, &mut out);
+    // A version 2 value without layers is a version 1 value and a layer count: as version 1
+    // the keyed block is refused.
+    assert!(codec::load(&mut Reader(&out.0), codec::ENCODING_VERSION_1, LIMIT).is_err());
+    let plain = WindowFilter::new(Window::Count, 0.01, 100, LIMIT).unwrap();
+    let mut v1 = Writer(Vec::new());
+    codec::save_v1(&plain, &mut v1);
+    assert!(codec::load(&mut Reader(&v1.0), codec::ENCODING_VERSION_1, LIMIT).is_ok());
+    // Flag 2 (unknown) and 3 on the reserved ring.
+    for flags in [2u64, 3] {
+        let mut bad = Writer(Vec::new());
+        bad.put_u64(flags);
+        let tail = {
+            let mut w = Writer(Vec::new());
+            codec::save(&plain, &mut w);
+            w.0
+        };
+        // The plain value's bytes after its flags field.
+        let mut first = Writer(Vec::new());
+        first.put_u64(0);
+        bad.0.extend_from_slice(&tail[first.0.len()..]);
+        assert!(codec::load(&mut Reader(&bad.0), codec::ENCODING_VERSION, LIMIT).is_err());
+    }
+    // A burst layer whose block claims a secret.
+    let mut grown = WindowFilter::new(Window::Time { span_ms: 10_000 }, 0.05, 20, LIMIT).unwrap();
+    for i in 0..100 {
+        grown.add(&item(i), 1_000_000, LIMIT).unwrap();
+    }
+    assert!(!grown.layers().is_empty());
+    let mut good = Writer(Vec::new());
+    codec::save(&grown, &mut good);
+    assert!(codec::load(&mut Reader(&good.0), codec::ENCODING_VERSION, LIMIT).is_ok());
+    let mut zero = Writer(Vec::new());
+    zero.put_u64(0);
+    let flag0 = zero.0;
+    // The layer's block starts after the reserved ring's block, the layer count and the
+    // first level: the header of the window without its layers ends with its count (0).
+    let header = codec::encode_header(&grown);
+    let mut reserved_only = grown.clone();
+    reserved_only.layers.clear();
+    let at = codec::encode_header(&reserved_only).len() + flag0.len();
+    assert_eq!(&header[at..at + flag0.len()], &flag0[..]);
+    let mut keyed_layer = header[..at].to_vec();
+    let mut flag = Writer(Vec::new());
+    flag.put_u64(codec::KEYED);
+    flag.put_u64(7);
+    flag.put_u64(8);
+    keyed_layer.extend_from_slice(&flag.0);
+    keyed_layer.extend_from_slice(&header[at + flag0.len()..]);
+    assert!(codec::decode_header(&header, LIMIT).is_ok());
+    let refused = codec::decode_header(&keyed_layer, LIMIT);
+    assert!(refused.is_err(), "a keyed layer loaded");
+}

@@ -126,6 +126,27 @@ fn window_seeds(root: &Path) -> std::io::Result<()> {
     }
     assert!(!grown.layers().is_empty(), "the burst grew no layer");
     fs::write(dir.join("seed-burst"), window::encode_value(&grown))?;
+    // Keyed windows (APBF.RESERVE ... KEYED): a COUNT window turned, a TIME window grown.
+    let secret = Secret::from_words([0x005E_C7E7, 0x0DDF_00D0]);
+    let mut keyed = WindowFilter::new(Window::Count, 0.01, 20, window::LIMIT)
+        .expect("small window filter")
+        .with_secret(secret);
+    for n in 0..60 {
+        let _ = keyed.add(format!("keyed:{n}").as_bytes(), 0, window::LIMIT);
+    }
+    fs::write(dir.join("seed-keyed"), window::encode_value(&keyed))?;
+    let mut keyed = WindowFilter::new(Window::Time { span_ms: 60_000 }, 0.05, 12, window::LIMIT)
+        .expect("small window filter")
+        .with_secret(secret);
+    for n in 0..72 {
+        let _ = keyed.add(
+            format!("burst:{n}").as_bytes(),
+            1_700_000_000_000,
+            window::LIMIT,
+        );
+    }
+    assert!(!keyed.layers().is_empty(), "the keyed burst grew no layer");
+    fs::write(dir.join("seed-keyed-burst"), window::encode_value(&keyed))?;
     Ok(())
 }
 

@@ -1,8 +1,7 @@
 //! APBF.ADD, APBF.MADD and APBF.INSERTAT: add items in order at one moment, creating a
 //! missing key (ADD / MADD) as a COUNT window with the `bf.apbf-*` defaults.
 
-use rsbloom_core::bloom::batch::hash_all;
-use rsbloom_core::bloom::{ItemHash, Scheme};
+use rsbloom_core::bloom::ItemHash;
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::window::{Window, WindowFilter};
 
@@ -39,10 +38,10 @@ fn add_items(call: &Call, at: Option<u64>, items: &[Arg], create: bool) -> Resul
     };
     // One item (APBF.ADD) needs no heap.
     let added = if let [item] = items {
-        let one = filter.add_hash(WindowFilter::hash(item.as_slice()), now, limit);
-        Added::One(one)
+        let h = filter.hash(item.as_slice());
+        Added::One(filter.add_hash(h, now, limit))
     } else {
-        let hashes: Vec<ItemHash> = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+        let hashes: Vec<ItemHash> = filter.hash_all(items.iter().map(Arg::as_slice));
         let (added, refused) = filter.add_batch(&hashes, now, config::batch_prefetch(), limit);
         Added::Many(added, refused)
     };

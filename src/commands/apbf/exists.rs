@@ -2,8 +2,6 @@
 //! if later). As BF.EXISTS, a missing key answers 0 for every item; a key of another type
 //! is WRONGTYPE.
 
-use rsbloom_core::bloom::batch::hash_all;
-use rsbloom_core::bloom::Scheme;
 use rsbloom_core::error::Result;
 use rsbloom_core::window::WindowFilter;
 
@@ -39,7 +37,7 @@ pub fn mexists(call: &Call) -> Result<Reply> {
     let key = open_read(call);
     let found = match key.read::<WindowFilter>()? {
         Some(f) => {
-            let hashes = hash_all(Scheme::Guava, items.iter().map(Arg::as_slice));
+            let hashes = f.hash_all(items.iter().map(Arg::as_slice));
             f.contains_batch(&hashes, clock(f), config::batch_prefetch())
         }
         None => vec![false; items.len()],

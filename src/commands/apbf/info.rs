@@ -50,5 +50,9 @@ pub fn info(call: &Call) -> Result<Reply> {
             ("Refused adds", int(f.refused())),
         ]);
     }
+    // Only for a keyed window, as BF.INFO's and CBF.INFO's; the secret itself is never shown.
+    if f.keyed() {
+        rows.push(("Keyed", Reply::Int(1)));
+    }
     Ok(Reply::Map(rows))
 }

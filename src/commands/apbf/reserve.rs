@@ -1,18 +1,27 @@
-//! APBF.RESERVE key COUNT error_rate capacity
-//! APBF.RESERVE key TIME error_rate capacity span
+//! APBF.RESERVE key COUNT error_rate capacity [KEYED]
+//! APBF.RESERVE key TIME error_rate capacity span [KEYED]
 //!
 //! The window word, BF.RESERVE's checks and texts for the error rate and the capacity, the
-//! span (seconds, a decimal), unknown words, then the key's type and existence.
+//! span (seconds, a decimal), unknown words, then the key's type and existence. `KEYED`
+//! hashes with a secret drawn for the window, as BF.RESERVE's (docs/safety.md).
 
+use rsbloom_core::bloom::keyed::Secret;
 use rsbloom_core::error::{Error, Result};
 use rsbloom_core::window::{Window, WindowFilter};
 
 use super::replicate_creation;
 use crate::commands::bf::options::{reserve_capacity, reserve_error_rate};
-use crate::commands::grammar;
+use crate::commands::grammar::{self, Keywords, Opt};
 use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::Call;
+
+/// APBF.RESERVE's options, after the window's fixed arguments.
+const OPTIONS: &[Opt] = &[Opt {
+    name: "KEYED",
+    values: 0,
+    letters: &[],
+}];
 
 /// The most milliseconds a span may have (as the core allows).
 const MAX_SPAN_MS: f64 = rsbloom_core::window::filter::MAX_SPAN_MS as f64;
@@ -49,15 +58,18 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     } else {
         Window::Count
     };
-    if let Some(extra) = argv.get(needed) {
-        return Err(Error::UnknownOption(extra.as_slice().to_vec()));
-    }
+    let words = Keywords::new(&argv[needed..], OPTIONS);
+    let keyed = words.flag("KEYED");
+    words.all_known()?;
 
     let key = open_write(call);
     if key.read::<WindowFilter>()?.is_some() {
         return Err(Error::ItemExists);
     }
-    let filter = WindowFilter::new(window, error_rate, capacity, call.size_limit())?;
+    let mut filter = WindowFilter::new(window, error_rate, capacity, call.size_limit())?;
+    if keyed {
+        filter = filter.with_secret(Secret::random()?);
+    }
     let filter = key.store(filter)?;
     replicate_creation(call.ctx, call.key(), &filter);
     call.notify();

@@ -5,8 +5,8 @@
 
 use super::{add, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, Access, Acl, Arity, Command, CommandFamily, Docs, Kind, Since, ITEM,
-    ITERATOR, KEY,
+    arg, callback, items, option, own, Access, Acl, Arity, Command, CommandFamily, Docs, Kind,
+    Since, ITEM, ITERATOR, KEY, SECRET_CARRIER,
 };
 use crate::info::APBF;
 
@@ -37,6 +37,8 @@ pub static RESERVE: Command = Command {
         arg(c"error_rate", Kind::Double),
         arg(c"capacity", Kind::Integer),
         arg(c"span", Kind::Double),
+        // rsbloom's version as its `since`, as KEYED of BF.RESERVE.
+        own(option(c"keyed", Kind::Flag, c"KEYED")),
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,
@@ -144,7 +146,8 @@ pub static SCANDUMP: Command = Command {
 pub static LOADCHUNK: Command = Command {
     name: c"apbf.loadchunk",
     callback: callback!(LOADCHUNK => scandump::loadchunk),
-    flags: c"write deny-oom",
+    // A keyed window's header holds its secret (docs/safety.md).
+    flags: SECRET_CARRIER,
     summary: c"Restores a sliding-window filter from chunks returned by APBF.SCANDUMP",
     complexity: c"O(n), n the chunk size",
     arity: Arity::Exactly(4),

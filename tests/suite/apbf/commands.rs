@@ -771,7 +771,13 @@ fn command_info_and_docs() {
         ("apbf.mexists", -3, &["readonly", "fast"], "RO"),
         ("apbf.info", 2, &["readonly", "fast"], "RO"),
         ("apbf.scandump", 3, &["readonly"], "RO"),
-        ("apbf.loadchunk", 4, &["write", "denyoom"], "RW"),
+        // A keyed window's header holds its secret: kept out of MONITOR and SLOWLOG.
+        (
+            "apbf.loadchunk",
+            4,
+            &["write", "denyoom", "skip_monitor", "skip_slowlog"],
+            "RW",
+        ),
     ];
     for (name, arity, flags, key) in rows {
         let reply = raw(&mut c, &["COMMAND", "INFO", name]);
@@ -783,7 +789,9 @@ fn command_info_and_docs() {
         };
         assert_eq!(info[1], Value::Int(arity), "{name}");
         let got: Vec<String> = match &info[2] {
-            Value::Array(f) | Value::Set(f) => f.iter().map(as_text).collect(),
+            Value::Array(f) | Value::Set(f) => {
+                f.iter().map(|v| redis_flag_name(as_text(v))).collect()
+            }
             other => panic!("{other:?}"),
         };
         for f in flags.iter().chain(&["module"]) {

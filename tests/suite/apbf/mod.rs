@@ -8,6 +8,7 @@
 mod burst;
 mod commands;
 mod hostile;
+mod keyed;
 mod persistence;
 mod version1;
 mod window;

@@ -2,7 +2,7 @@
 //! server moves data: DEBUG RELOAD, restart from the RDB, the AOF (rewritten as
 //! APBF.LOADCHUNK calls, with and without the RDB preamble, and replayed writes: a TIME
 //! window's adds as APBF.INSERTAT at the primary's moment), DUMP / RESTORE, COPY and
-//! SCANDUMP / LOADCHUNK into another key. After each,
+//! SCANDUMP / LOADCHUNK into another key, keyed windows (their secrets) too. After each,
 //! APBF.INFO, the digest, the SCANDUMP stream and every answer are as before. The TIME
 //! windows' items were put hours from their expiry, so none of this depends on timing; the
 //! last test is the one that does, with short sleeps and wide margins: what expired while
@@ -67,6 +67,46 @@ fn build(c: &mut Connection) -> Vec<String> {
         &["APBF.RESERVE", "empty-time", "TIME", "0.05", "10", "0.5"],
     );
     expect_int(c, &["APBF.ADD", "auto", "a"], 1);
+    // Keyed: a COUNT window turned many times, a TIME window with burst layers, an empty
+    // one. Their secrets are in the SCANDUMP header the states compare, and hash the answers.
+    expect_ok(
+        c,
+        &["APBF.RESERVE", "keyed", "COUNT", "0.01", "2000", "KEYED"],
+    );
+    multi(c, "APBF.MADD", "keyed", &gen_items("count:", 0..7000));
+    expect_ok(
+        c,
+        &[
+            "APBF.RESERVE",
+            "keyed-burst",
+            "TIME",
+            "0.01",
+            "300",
+            "7200",
+            "KEYED",
+        ],
+    );
+    for i in 0..10 {
+        insert_at(
+            c,
+            "keyed-burst",
+            now - HOUR + i * HOUR / 20,
+            &gen_items(&format!("burst{i}:"), 0..300),
+        );
+    }
+    assert!(apbf_field(c, "keyed-burst", "Burst layers") >= 2);
+    expect_ok(
+        c,
+        &[
+            "APBF.RESERVE",
+            "keyed-empty",
+            "TIME",
+            "0.05",
+            "10",
+            "1",
+            "KEYED",
+        ],
+    );
     [
         "count",
         "time",
@@ -75,6 +115,9 @@ fn build(c: &mut Connection) -> Vec<String> {
         "empty",
         "empty-time",
         "auto",
+        "keyed",
+        "keyed-burst",
+        "keyed-empty",
     ]
     .map(String::from)
     .to_vec()
@@ -128,6 +171,11 @@ fn check_built(c: &mut Connection) {
     for i in 0..10 {
         let items = gen_items(&format!("burst{i}:"), 0..300);
         assert_eq!(found(c, "burst", &items), 300, "burst{i}");
+        assert_eq!(found(c, "keyed-burst", &items), 300, "keyed burst{i}");
+    }
+    assert_eq!(found(c, "keyed", &gen_items("count:", 6000..7000)), 1000);
+    for key in ["keyed", "keyed-burst", "keyed-empty"] {
+        assert_eq!(apbf_field(c, key, "Keyed"), 1, "{key}");
     }
 }
 
@@ -210,6 +258,24 @@ fn aof(preamble: bool) {
         &["APBF.RESERVE", "late-time", "TIME", "0.01", "100", "3600"],
     );
     expect_int(&mut c, &["APBF.ADD", "late-time", "x"], 1);
+    // A keyed creation after the rewrite: logged as its header, secret and all.
+    expect_ok(
+        &mut c,
+        &[
+            "APBF.RESERVE",
+            "late-keyed",
+            "COUNT",
+            "0.01",
+            "100",
+            "KEYED",
+        ],
+    );
+    multi(
+        &mut c,
+        "APBF.MADD",
+        "late-keyed",
+        &gen_items("late:", 0..50),
+    );
     let now = server_ms(&mut c);
     insert_at(
         &mut c,
@@ -217,7 +283,7 @@ fn aof(preamble: bool) {
         now - HOUR / 4,
         &gen_items("lt:", 0..20),
     );
-    keys.extend(["late".to_string(), "late-time".to_string()]);
+    keys.extend(["late", "late-time", "late-keyed"].map(String::from));
     let snap = snapshot(&mut c, &keys);
     drop(c);
     // The log: TIME windows' adds as APBF.INSERTAT when they moved the window's clock (as
@@ -241,12 +307,15 @@ fn aof(preamble: bool) {
     assert_eq!(logged(b"APBF.ADD", b"count"), 1);
     assert_eq!(logged(b"APBF.LOADCHUNK", b"late"), 1);
     assert_eq!(logged(b"APBF.LOADCHUNK", b"late-time"), 1);
+    assert_eq!(logged(b"APBF.LOADCHUNK", b"late-keyed"), 1);
     std::fs::remove_file(s.dir().join("dump.rdb")).ok();
     s.restart(&["--appendonly", "yes", "--aof-use-rdb-preamble", pre]);
     let mut c = s.conn();
     expect_int(&mut c, &["DBSIZE"], keys.len() as i64);
     verify(&mut c, &snap, &format!("AOF replay, preamble {pre}"));
     assert_eq!(apbf_field(&mut c, "late", "Capacity"), 77);
+    assert_eq!(apbf_field(&mut c, "late-keyed", "Keyed"), 1);
+    assert_eq!(found(&mut c, "late-keyed", &gen_items("late:", 0..50)), 50);
     assert_eq!(found(&mut c, "time", &gen_items("time-late:", 0..300)), 300);
     check_built(&mut c);
 }

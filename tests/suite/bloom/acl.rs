@@ -12,7 +12,7 @@ use redis::{Connection, Value};
 
 /// The loads whose arguments may hold a keyed filter's secret: kept out of MONITOR and
 /// SLOWLOG (docs/safety.md; their effect is tested in `variants::secret`).
-const SECRET_CARRIERS: &[&str] = &["bf.loadchunk", "cbf.loadchunk"];
+const SECRET_CARRIERS: &[&str] = &["bf.loadchunk", "cbf.loadchunk", "apbf.loadchunk"];
 
 /// (command, arity, is a write, is fast, key spec flags)
 const COMMANDS: [(&str, i64, bool, bool, &[&str]); 15] = [

@@ -438,6 +438,27 @@ fn command_docs_of_redisbloom_commands_are_redisbloom_s() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// KEYED of APBF.RESERVE (and of CBF.RESERVE) is listed, optional; APBF.RESERVE's with
+/// rsbloom's version as its `since`, as the KEYED of BF.RESERVE.
+#[test]
+fn keyed_of_the_window_and_counting_reserves_is_listed() {
+    let s = Server::start();
+    let mut c = s.conn();
+    let version = env!("CARGO_PKG_VERSION");
+    let doc = docs(&mut c, "apbf.reserve");
+    let args = field(&doc, "arguments").expect("arguments");
+    assert_eq!(
+        render(array(&args)),
+        format!(
+            "key:key#0 window:string error_rate:double capacity:integer span:double \
+             keyed:pure-token=KEYED?@{version}"
+        )
+    );
+    let doc = docs(&mut c, "cbf.reserve");
+    let args = render(array(&field(&doc, "arguments").expect("arguments")));
+    assert!(args.ends_with("keyed:pure-token=KEYED?"), "{args}");
+}
+
 #[test]
 fn rsbloom_s_own_commands_give_rsbloom_s_version_and_no_tips() {
     let s = Server::start();

@@ -7,8 +7,8 @@
 //! - every filter family and format (scaling `RSbloom--` and `MBbloom--`, a grown cuckoo
 //!   filter with deletes, one Bloom filter over 32 MiB, i.e. three 16 MiB chunks), a
 //!   Count-Min Sketch, a Top-K and a t-digest (sent as `RESTORE key 0 <DUMP>`), a counting
-//!   Bloom filter (CBF.LOADCHUNK chunks), a sliding-window filter (APBF.LOADCHUNK chunks, its
-//!   generations' times in the header) and plain
+//!   Bloom filter (CBF.LOADCHUNK chunks), sliding-window filters (APBF.LOADCHUNK chunks, the
+//!   generations' times and a keyed window's secret in the header) and plain
 //!   strings arrive byte for byte (DUMP bodies), while a writer adds to filters of the same
 //!   slots all along; its acknowledged writes, replayed on a standalone server, give the same
 //!   answers and the same bytes as the migrated filters, and the source keeps none of the keys;
@@ -298,6 +298,20 @@ fn populate(con: &mut Connection, plan: &Plan, big: bool) -> DataSet {
     }
     assert_eq!(type_of(con, &apbf), "RSbloomAP");
     set.keys.push(apbf);
+    // A keyed window: its secret travels in the header of its APBF.LOADCHUNK chunks.
+    let keyed = plan.key(1, "apbf-keyed");
+    expect_ok(
+        con,
+        &["APBF.RESERVE", &keyed, "COUNT", "0.01", "1000", "KEYED"],
+    );
+    let keyed_items = gen_items(&format!("{keyed}/"), 0..800);
+    let madd: Vec<&[u8]> = [b"APBF.MADD".as_slice(), keyed.as_bytes()]
+        .into_iter()
+        .chain(keyed_items.iter().map(Vec::as_slice))
+        .collect();
+    raw(con, &madd);
+    assert_eq!(type_of(con, &keyed), "RSbloomAP");
+    set.keys.push(keyed);
     for tag in 0..2 {
         let key = plan.key(tag, "string");
         expect_ok(con, &["SET", &key, &format!("plain value {tag}")]);

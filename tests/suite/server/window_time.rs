@@ -2,7 +2,9 @@
 //! replicated and logged as `APBF.INSERTAT key <ms> items...` with the primary's moment (the
 //! others, at the window's clock, as they came: `window_verbatim`), so a replica and an AOF
 //! replay (at a later moment, on a clock of their own) hold the primary's bytes exactly; a
-//! COUNT window's adds, whose answers do not depend on time, travel as they came.
+//! COUNT window's adds, whose answers do not depend on time, travel as they came. A keyed
+//! window's creation carries its secret (the header), so the replica and the replay hash as
+//! the primary does.
 
 use rsbloom_test_support as common;
 
@@ -53,10 +55,29 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     args.extend(live.iter().map(Vec::as_slice));
     raw(&mut p, &args);
     expect_int(&mut p, &["APBF.ADD", "implicit", "a"], 1);
+    expect_ok(
+        &mut p,
+        &[
+            "APBF.RESERVE",
+            "kt",
+            "TIME",
+            "0.01",
+            "1000",
+            "3600",
+            "KEYED",
+        ],
+    );
+    let mut args: Vec<&[u8]> = vec![b"APBF.INSERTAT", b"kt", b"1000"];
+    args.extend(old.iter().map(Vec::as_slice));
+    raw(&mut p, &args);
+    let mut args: Vec<&[u8]> = vec![b"APBF.MADD", b"kt"];
+    args.extend(live.iter().map(Vec::as_slice));
+    assert_eq!(as_ints(&raw(&mut p, &args)), vec![1; live.len()]);
     expect_int(&mut p, &["WAIT", "1", "5000"], 1);
 
-    // The replica holds the primary's bytes, times included, and answers alike.
-    let keys = ["t", "c", "implicit"];
+    // The replica holds the primary's bytes, times (and the keyed window's secret)
+    // included, and answers alike.
+    let keys = ["t", "c", "implicit", "kt"];
     let want = dumps(&mut p, &keys);
     let got = dumps(&mut r, &keys);
     for key in keys {
@@ -72,7 +93,8 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     assert_eq!(mexists(&mut p, "t", &live), vec![1; live.len()]);
     let old_found = mexists(&mut p, "t", &old).iter().sum::<i64>();
     assert!(old_found <= 5, "{old_found} of 50 expired items found");
-    for key in ["t", "c"] {
+    assert_eq!(mexists(&mut r, "kt", &live), vec![1; live.len()]);
+    for key in ["t", "c", "kt"] {
         for items in [&old, &live, &never] {
             assert_eq!(
                 mexists(&mut r, key, items),
@@ -124,6 +146,7 @@ fn a_time_windows_adds_reach_replicas_and_the_aof_at_the_primarys_moment() {
     let mut p = primary.conn();
     assert_eq!(dumps(&mut p, &keys), want, "after the AOF replay");
     assert_eq!(mexists(&mut p, "t", &live), vec![1; live.len()]);
+    assert_eq!(mexists(&mut p, "kt", &live), vec![1; live.len()]);
     let v: Value = raw(&mut p, &["APBF.INSERTAT", "t", "5", "late"]);
     assert_eq!(as_ints(&v), vec![1]);
 }

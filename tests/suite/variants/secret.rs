@@ -41,6 +41,20 @@ const FAMILIES: &[Family] = &[
         "cbf.madd",
         "CBF.MEXISTS",
     ),
+    // A COUNT window: its adds travel as they came (a TIME window's as APBF.INSERTAT).
+    (
+        &[&[
+            "APBF.RESERVE",
+            "apbf:reserved",
+            "COUNT",
+            "0.01",
+            "1000",
+            "KEYED",
+        ]],
+        "apbf.loadchunk",
+        "apbf.madd",
+        "APBF.MEXISTS",
+    ),
 ];
 
 /// The commands a MONITOR connection shows until it shows `SET marker <n>`, lowercased.
@@ -119,10 +133,13 @@ fn a_replica_s_monitor_and_slowlog_do_not_show_the_replicated_secret() {
             logged.iter().any(|l| l == add),
             "no add in SLOWLOG: {logged:?}"
         );
-        // The replica has the filters, secrets included: its answers are the primary's.
+        // The replica has the filters, secrets included: its answers and bytes are the
+        // primary's.
         for creation in creations {
             let args = [read, creation[1], "a", "b", "after", "never"];
             assert_eq!(raw(&mut r, &args), raw(&mut c, &args), "{args:?}");
+            let dump = ["DUMP", creation[1]];
+            assert_eq!(raw(&mut r, &dump), raw(&mut c, &dump), "{dump:?}");
         }
     }
 }
@@ -135,7 +152,7 @@ fn a_reader_without_dump_and_scandump_cannot_take_the_secret() {
     let mut c = s.conn();
     expect_ok(&mut c, &["BF.RESERVE", "k", "0.01", "100", "KEYED"]);
     expect_int(&mut c, &["BF.ADD", "k", "a"], 1);
-    let rule = "on >pw ~* +@all -dump -bf.scandump -cbf.scandump";
+    let rule = "on >pw ~* +@all -dump -bf.scandump -cbf.scandump -apbf.scandump";
     let mut args = vec!["ACL", "SETUSER", "reader"];
     args.extend(rule.split(' '));
     expect_ok(&mut c, &args);
@@ -144,10 +161,17 @@ fn a_reader_without_dump_and_scandump_cannot_take_the_secret() {
     expect_int(&mut reader, &["BF.EXISTS", "k", "a"], 1);
     expect_ok(&mut c, &["CBF.RESERVE", "c", "0.01", "100", "KEYED"]);
     expect_int(&mut reader, &["CBF.EXISTS", "c", "a"], 0);
+    expect_ok(
+        &mut c,
+        &["APBF.RESERVE", "w", "COUNT", "0.01", "100", "KEYED"],
+    );
+    expect_int(&mut c, &["APBF.ADD", "w", "a"], 1);
+    expect_int(&mut reader, &["APBF.EXISTS", "w", "a"], 1);
     for denied in [
         &["DUMP", "k"][..],
         &["BF.SCANDUMP", "k", "0"],
         &["CBF.SCANDUMP", "c", "0"],
+        &["APBF.SCANDUMP", "w", "0"],
     ] {
         expect_err_prefix(&mut reader, denied, "NOPERM");
     }
