@@ -7,21 +7,31 @@
 //! existence. Words that are not options are refused after those checks (RedisBloom
 //! ignores them).
 
-use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
+use super::dialect::{reserve_creates, BloomKey, Dialect, Kind};
 use super::options::{self, Creation};
-use super::replicate_creation;
+use super::{replicate_creation, valkey};
 use crate::commands::grammar::{Found, Keywords};
-use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::shard::PlaceWords;
 use crate::commands::Call;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::reserve(call)? {
-        return Ok(reply);
+    let key = BloomKey::write(call)?;
+    let dialect = match key.kind {
+        Kind::Valkey => Dialect::Valkey,
+        Kind::Missing(configured) => reserve_creates(configured, &call.args[4..]),
+        Kind::Chain | Kind::Other(_) => Dialect::Own,
+    };
+    match dialect {
+        Dialect::Valkey => valkey::reserve(call, &key),
+        Dialect::Own => reserve_own(call, &key),
     }
+}
+
+/// BF.RESERVE in rsbloom's grammar.
+fn reserve_own(call: &Call, key: &BloomKey) -> Result<Reply> {
     let argv = call.args;
     // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
     // arity lets those through).
@@ -69,9 +79,10 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     }
     words.all_known()?;
 
-    let key = open_write(call);
-    if key.read::<Chain>()?.is_some() {
-        return Err(Error::ItemExists);
+    match key.kind {
+        Kind::Missing(_) => {}
+        Kind::Other(_) | Kind::Valkey => return Err(Error::WrongType),
+        Kind::Chain => return Err(Error::ItemExists),
     }
     let chain = key.store(new.create(call.size_limit())?)?;
     replicate_creation(call.ctx, call.key(), &chain, &[]);
