@@ -78,29 +78,15 @@ impl Key {
         Ok(Held::Module(held, unsafe { get_value(self.0) }))
     }
 
-    /// The value of family `F`: `None` if the key is missing, WRONGTYPE if it holds
+    /// The family's value for reading: `None` if the key is missing, WRONGTYPE if it holds
     /// anything else.
-    fn value<F: Family>(&self) -> Result<Option<*mut F>> {
-        match self.held()? {
-            Held::Empty => Ok(None),
-            held @ Held::Module(_, value) if held.is::<F>() => {
-                Ok((!value.is_null()).then_some(value.cast()))
-            }
-            _ => Err(Error::WrongType),
-        }
-    }
-
-    /// The family's value for reading.
     pub fn read<'a, F: Family>(&self) -> Result<Option<&'a F>> {
-        // SAFETY: a value of one of `F`'s types is an `F` this module stored; it lives as
-        // long as the key holds it, beyond this command's use of it.
-        Ok(self.value::<F>()?.map(|v| unsafe { &*v }))
+        self.held()?.read()
     }
 
     /// The family's value for writing: changes reach the INFO counters when the guard drops.
     pub fn write<'a, F: Family>(&self) -> Result<Option<Writing<'a, F>>> {
-        // SAFETY: as in `read`; the command is the value's only user while it runs.
-        Ok(self.value::<F>()?.map(|v| Writing::new(unsafe { &mut *v })))
+        self.held()?.write()
     }
 
     /// Stores a new value at the empty key, as the type the value asks for, and hands it
@@ -141,23 +127,29 @@ impl Held {
         }
     }
 
-    fn of<F: Family>(self) -> Option<*mut F> {
+    /// The value of family `F`: `None` if the key is missing, WRONGTYPE if it holds
+    /// anything else.
+    fn value<F: Family>(self) -> Result<Option<*mut F>> {
         match self {
-            Held::Module(_, value) if self.is::<F>() && !value.is_null() => Some(value.cast()),
-            _ => None,
+            Held::Empty => Ok(None),
+            Held::Module(_, value) if self.is::<F>() => {
+                Ok((!value.is_null()).then_some(value.cast()))
+            }
+            _ => Err(Error::WrongType),
         }
     }
 
-    /// The value for reading if it is family `F`'s.
-    pub fn read<'a, F: Family>(self) -> Option<&'a F> {
-        // SAFETY: as in `Key::read`; the key it came from is still open.
-        self.of::<F>().map(|v| unsafe { &*v })
+    /// As [`Key::read`].
+    pub fn read<'a, F: Family>(self) -> Result<Option<&'a F>> {
+        // SAFETY: a value of one of `F`'s types is an `F` this module stored; it lives as
+        // long as the key holds it, beyond this command's use of it.
+        Ok(self.value::<F>()?.map(|v| unsafe { &*v }))
     }
 
-    /// The value for writing if it is family `F`'s (see [`Key::write`]).
-    pub fn write<'a, F: Family>(self) -> Option<Writing<'a, F>> {
-        // SAFETY: as in `Key::write`.
-        self.of::<F>().map(|v| Writing::new(unsafe { &mut *v }))
+    /// As [`Key::write`].
+    pub fn write<'a, F: Family>(self) -> Result<Option<Writing<'a, F>>> {
+        // SAFETY: as in `read`; the command is the value's only user while it runs.
+        Ok(self.value::<F>()?.map(|v| Writing::new(unsafe { &mut *v })))
     }
 }
 

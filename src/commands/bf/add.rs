@@ -3,7 +3,7 @@
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
-use super::dialect::{insert_creates, BloomKey, Dialect, Kind};
+use super::dialect::{insert_creates, BloomKey, Dialect};
 use super::options::{self, Creation};
 use super::{replicate_creation, valkey};
 use crate::commands::argv::Arg;
@@ -46,15 +46,15 @@ fn add_items(
     let items = &call.args[first_item..];
     // A shard refuses the whole command before anything is read or written (a new one
     // before it is stored).
-    let (mut chain, created) = match (key.chain_mut(), key.kind) {
-        (Some(chain), _) => {
+    let (mut chain, created) = match key.write::<Chain>()? {
+        Some(chain) => {
             if let Create::With(new) = &create {
                 shard::check_same(chain.shard(), new.shard.as_ref())?;
             }
             shard::check_items(chain.shard(), items)?;
             (chain, false)
         }
-        (None, Kind::Missing(_)) => {
+        None => {
             let new = match create {
                 Create::Defaults => Creation::defaults(),
                 Create::With(new) => new,
@@ -64,7 +64,6 @@ fn add_items(
             shard::check_items(chain.shard(), items)?;
             (key.store(chain)?, true)
         }
-        (None, _) => return Err(Error::WrongType),
     };
     let mut outcome = Outcome {
         done: 0,
@@ -141,10 +140,10 @@ fn add_all(call: &Call, key: &BloomKey, first_item: usize, create: Create) -> Re
 
 /// BF.ADD key item
 pub fn add(call: &Call) -> Result<Reply> {
-    let key = BloomKey::write(call)?;
-    match key.kind {
-        Kind::Valkey | Kind::Missing(Dialect::Valkey) => valkey::add(call, &key),
-        Kind::Chain | Kind::Missing(Dialect::Own) | Kind::Other(_) => {
+    let key = BloomKey::open_write(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::add(call, &key),
+        Dialect::Own => {
             let mut reply = None;
             add_items(call, &key, 2, Create::Defaults, |r| {
                 reply = Some(to_reply(r))
@@ -156,12 +155,10 @@ pub fn add(call: &Call) -> Result<Reply> {
 
 /// BF.MADD key item [item ...]
 pub fn madd(call: &Call) -> Result<Reply> {
-    let key = BloomKey::write(call)?;
-    match key.kind {
-        Kind::Valkey | Kind::Missing(Dialect::Valkey) => valkey::madd(call, &key),
-        Kind::Chain | Kind::Missing(Dialect::Own) | Kind::Other(_) => {
-            add_all(call, &key, 2, Create::Defaults)
-        }
+    let key = BloomKey::open_write(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::madd(call, &key),
+        Dialect::Own => add_all(call, &key, 2, Create::Defaults),
     }
 }
 
@@ -176,13 +173,8 @@ pub fn madd(call: &Call) -> Result<Reply> {
 /// UNKEYED and UNBLOCKED (a plain filter whatever `bf.keyed-default` and
 /// `bf.blocked-default` say).
 pub fn insert(call: &Call) -> Result<Reply> {
-    let key = BloomKey::write(call)?;
-    let dialect = match key.kind {
-        Kind::Valkey => Dialect::Valkey,
-        Kind::Missing(configured) => insert_creates(configured, &call.args[2..]),
-        Kind::Chain | Kind::Other(_) => Dialect::Own,
-    };
-    match dialect {
+    let key = BloomKey::open_write(call)?;
+    match key.creating(|configured| insert_creates(configured, &call.args[2..])) {
         Dialect::Valkey => valkey::insert(call, &key),
         Dialect::Own => insert_own(call, &key),
     }

@@ -2,10 +2,10 @@
 //! filter of rsbloom's own type or RedisBloom's (`RSbloom--`, `MBbloom--`, both a [`Chain`])
 //! gets rsbloom's commands, valkey-bloom's (`bloomfltr`) its own (`valkey.rs`); a key holding
 //! no filter (missing, or another type) gets the dialect of the filters
-//! `bf.new-filter-format` creates. Each command opens its key here once and matches on
-//! [`Kind`], one arm per dialect, handing the opened key on; a new key type is one more arm.
-
-use std::ops::Deref;
+//! `bf.new-filter-format` creates, but BF.INSERT's and BF.RESERVE's options may choose a
+//! missing key's ([`insert_creates`], [`reserve_creates`]). Each command opens its key here
+//! once and matches on its dialect, one arm per family's handler, handing the opened key on;
+//! a new key type is one more [`Kind`].
 
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::Result;
@@ -15,6 +15,7 @@ use crate::commands::argv::Arg;
 use crate::commands::grammar;
 use crate::commands::key::{open_read, open_write, Held, Key, Writing};
 use crate::commands::Call;
+use crate::datatype::Family;
 
 /// Whose commands answer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -25,9 +26,8 @@ pub enum Dialect {
     Valkey,
 }
 
-/// What a BF command's key holds. Where it holds no filter, the dialect that answers: the
-/// one whose filters a missing key is created as (a command's options may still say
-/// otherwise: [`insert_creates`], [`reserve_creates`]).
+/// What a BF command's key holds; where it holds no filter, the dialect of the filters
+/// `bf.new-filter-format` creates.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Missing(Dialect),
@@ -42,59 +42,73 @@ pub enum Kind {
 pub struct BloomKey {
     key: Key,
     held: Held,
-    pub kind: Kind,
+    kind: Kind,
 }
 
+// Inlined into each command: a call and the returned struct cost more than the rest.
 impl BloomKey {
     /// The call's key, opened for reading.
-    pub fn read(call: &Call) -> Result<BloomKey> {
+    #[inline(always)]
+    pub fn open_read(call: &Call) -> Result<BloomKey> {
         BloomKey::classify(open_read(call))
     }
 
     /// The call's key, opened for reading and writing.
-    pub fn write(call: &Call) -> Result<BloomKey> {
+    #[inline(always)]
+    pub fn open_write(call: &Call) -> Result<BloomKey> {
         BloomKey::classify(open_write(call))
     }
 
+    #[inline(always)]
     fn classify(key: Key) -> Result<BloomKey> {
         let held = key.held()?;
-        let configured = match crate::config::new_filters_valkey() {
+        // The config is read only where it decides: most commands find a filter.
+        let configured = || match crate::config::new_filters_valkey() {
             true => Dialect::Valkey,
             false => Dialect::Own,
         };
         let kind = match held {
-            Held::Empty => Kind::Missing(configured),
             _ if held.is::<Chain>() => Kind::Chain,
             _ if held.is::<ValkeyBloom>() => Kind::Valkey,
-            _ => Kind::Other(configured),
+            Held::Empty => Kind::Missing(configured()),
+            _ => Kind::Other(configured()),
         };
         Ok(BloomKey { key, held, kind })
     }
 
-    /// rsbloom's or RedisBloom's filter at the key, if it holds one.
-    pub fn chain(&self) -> Option<&Chain> {
+    /// The dialect that answers on the key: its filter's, else the configured one.
+    pub fn dialect(&self) -> Dialect {
+        match self.kind {
+            Kind::Chain => Dialect::Own,
+            Kind::Valkey => Dialect::Valkey,
+            Kind::Missing(configured) | Kind::Other(configured) => configured,
+        }
+    }
+
+    /// BF.INSERT's and BF.RESERVE's dialect: on a missing key, the one `creates` picks from
+    /// the configured one and the options; on a key of another type rsbloom's (its grammar's
+    /// errors, then WRONGTYPE).
+    pub fn creating(&self, creates: impl FnOnce(Dialect) -> Dialect) -> Dialect {
+        match self.kind {
+            Kind::Missing(configured) => creates(configured),
+            Kind::Other(_) => Dialect::Own,
+            Kind::Chain | Kind::Valkey => self.dialect(),
+        }
+    }
+
+    /// As [`Key::read`], without a second look at the key.
+    pub fn read<'a, F: Family>(&self) -> Result<Option<&'a F>> {
         self.held.read()
     }
 
-    pub fn chain_mut(&self) -> Option<Writing<'_, Chain>> {
+    /// As [`Key::write`], without a second look at the key.
+    pub fn write<'a, F: Family>(&self) -> Result<Option<Writing<'a, F>>> {
         self.held.write()
     }
 
-    /// valkey-bloom's filter at the key, if it holds one.
-    pub fn valkey(&self) -> Option<&ValkeyBloom> {
-        self.held.read()
-    }
-
-    pub fn valkey_mut(&self) -> Option<Writing<'_, ValkeyBloom>> {
-        self.held.write()
-    }
-}
-
-/// The key itself (to store a new value at).
-impl Deref for BloomKey {
-    type Target = Key;
-    fn deref(&self) -> &Key {
-        &self.key
+    /// As [`Key::store`].
+    pub fn store<'a, F: Family>(&self, value: F) -> Result<Writing<'a, F>> {
+        self.key.store(value)
     }
 }
 

@@ -3,7 +3,7 @@
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::dialect::{BloomKey, Kind};
+use super::dialect::{BloomKey, Dialect};
 use super::valkey;
 use crate::commands::grammar;
 use crate::commands::key::open_read;
@@ -33,11 +33,10 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
 
 /// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
 pub fn info(call: &Call) -> Result<Reply> {
-    let key = BloomKey::read(call)?;
-    match key.kind {
-        Kind::Valkey => valkey::info(call, key.valkey().ok_or(Error::NotFound)?),
-        Kind::Chain | Kind::Missing(_) => info_own(call, key.chain().ok_or(Error::NotFound)?),
-        Kind::Other(_) => Err(Error::WrongType),
+    let key = BloomKey::open_read(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::info(call, &key),
+        Dialect::Own => info_own(call, key.read::<Chain>()?.ok_or(Error::NotFound)?),
     }
 }
 
@@ -78,11 +77,10 @@ fn info_own(call: &Call, chain: &Chain) -> Result<Reply> {
 
 /// BF.CARD key: items added; 0 for a missing key.
 pub fn card(call: &Call) -> Result<Reply> {
-    let key = BloomKey::read(call)?;
-    match key.kind {
-        Kind::Valkey => Ok(key.valkey().map_or(Reply::Int(0), valkey::card)),
-        Kind::Other(_) => Err(Error::WrongType),
-        Kind::Chain | Kind::Missing(_) => Ok(Reply::count(key.chain().map_or(0, Chain::count))),
+    let key = BloomKey::open_read(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::card(&key),
+        Dialect::Own => Ok(Reply::count(key.read::<Chain>()?.map_or(0, Chain::count))),
     }
 }
 

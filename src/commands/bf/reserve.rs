@@ -7,9 +7,10 @@
 //! existence. Words that are not options are refused after those checks (RedisBloom
 //! ignores them).
 
+use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
-use super::dialect::{reserve_creates, BloomKey, Dialect, Kind};
+use super::dialect::{reserve_creates, BloomKey, Dialect};
 use super::options::{self, Creation};
 use super::{replicate_creation, valkey};
 use crate::commands::grammar::{Found, Keywords};
@@ -18,13 +19,8 @@ use crate::commands::shard::PlaceWords;
 use crate::commands::Call;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
-    let key = BloomKey::write(call)?;
-    let dialect = match key.kind {
-        Kind::Valkey => Dialect::Valkey,
-        Kind::Missing(configured) => reserve_creates(configured, &call.args[4..]),
-        Kind::Chain | Kind::Other(_) => Dialect::Own,
-    };
-    match dialect {
+    let key = BloomKey::open_write(call)?;
+    match key.creating(|configured| reserve_creates(configured, &call.args[4..])) {
         Dialect::Valkey => valkey::reserve(call, &key),
         Dialect::Own => reserve_own(call, &key),
     }
@@ -79,10 +75,8 @@ fn reserve_own(call: &Call, key: &BloomKey) -> Result<Reply> {
     }
     words.all_known()?;
 
-    match key.kind {
-        Kind::Missing(_) => {}
-        Kind::Other(_) | Kind::Valkey => return Err(Error::WrongType),
-        Kind::Chain => return Err(Error::ItemExists),
+    if key.read::<Chain>()?.is_some() {
+        return Err(Error::ItemExists);
     }
     let chain = key.store(new.create(call.size_limit())?)?;
     replicate_creation(call.ctx, call.key(), &chain, &[]);

@@ -18,7 +18,7 @@ use rsbloom_core::valkey::object::max_scaled_capacity;
 use rsbloom_core::valkey::subfilter::Seed;
 use rsbloom_core::valkey::{load_blob, Shape, ValkeyBloom, FIXED_SEED};
 
-use super::dialect::{BloomKey, Kind};
+use super::dialect::BloomKey;
 use crate::commands::argv::Arg;
 use crate::commands::key::{open_write, Writing};
 use crate::commands::reply::Reply;
@@ -148,8 +148,8 @@ fn add_items(
     (done, added)
 }
 
-/// Adds to the filter at the call's key (its key or a missing one); a missing key is created
-/// with `shape()` unless `nocreate`.
+/// Adds to the filter at the call's key; a missing key is created with `shape()` unless
+/// `nocreate`.
 fn add_items_to(
     call: &Call,
     key: &BloomKey,
@@ -160,16 +160,15 @@ fn add_items_to(
 ) -> Result<()> {
     let limit = limit_of(call.size_limit());
     let items = &call.args[first_item..];
-    let (mut bloom, created) = match (key.valkey_mut(), key.kind) {
-        (Some(bloom), _) => (bloom, false),
-        (None, Kind::Missing(_)) => {
+    let (mut bloom, created) = match key.write::<ValkeyBloom>()? {
+        Some(bloom) => (bloom, false),
+        None => {
             if nocreate {
                 return Err(ValkeyError::NotFound.into());
             }
             let bloom = ValkeyBloom::create(shape()?, limit)?;
             (key.store(bloom)?, true)
         }
-        (None, _) => return Err(Error::WrongType),
     };
     let (done, added) = add_items(&mut bloom, items, limit, each);
     if created {
@@ -201,14 +200,14 @@ fn int(result: Result<bool>) -> Reply {
     }
 }
 
-/// BF.ADD on a valkey-bloom key or a missing one.
+/// BF.ADD in valkey-bloom's dialect.
 pub fn add(call: &Call, key: &BloomKey) -> Result<Reply> {
     let mut reply = Reply::Null;
     add_items_to(call, key, 2, &configured_shape, false, |r| reply = int(r))?;
     Ok(reply)
 }
 
-/// BF.MADD on a valkey-bloom key or a missing one.
+/// BF.MADD in valkey-bloom's dialect.
 pub fn madd(call: &Call, key: &BloomKey) -> Result<Reply> {
     madd_from(call, key, 2, &configured_shape, false)
 }
@@ -229,27 +228,33 @@ fn madd_from(
     Ok(Reply::Array(replies))
 }
 
-/// BF.EXISTS on a valkey-bloom filter, or a missing key (None) in valkey-bloom's dialect.
-pub fn exists(call: &Call, bloom: Option<&ValkeyBloom>) -> Reply {
-    Reply::Int(bloom.is_some_and(|b| b.exists(call.args[2].as_slice())) as i64)
+/// BF.EXISTS in valkey-bloom's dialect: WRONGTYPE on a key of another type (RedisBloom's
+/// answers 0).
+pub fn exists(call: &Call, key: &BloomKey) -> Result<Reply> {
+    Ok(match key.read::<ValkeyBloom>()? {
+        Some(b) => Reply::Int(b.exists(call.args[2].as_slice()) as i64),
+        None => Reply::Int(0),
+    })
 }
 
-/// BF.MEXISTS on a valkey-bloom filter, or a missing key (None) in valkey-bloom's dialect.
-pub fn mexists(call: &Call, bloom: Option<&ValkeyBloom>) -> Reply {
+/// BF.MEXISTS in valkey-bloom's dialect: WRONGTYPE on a key of another type.
+pub fn mexists(call: &Call, key: &BloomKey) -> Result<Reply> {
     let items = &call.args[2..];
-    match bloom {
+    Ok(match key.read::<ValkeyBloom>()? {
         Some(b) => {
             let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
             let found = b.exists_batch(&items);
             Reply::Array(found.into_iter().map(|f| Reply::Int(f as i64)).collect())
         }
         None => Reply::Array(items.iter().map(|_| Reply::Int(0)).collect()),
-    }
+    })
 }
 
-/// BF.CARD on a valkey-bloom filter.
-pub fn card(bloom: &ValkeyBloom) -> Reply {
-    Reply::Int(bloom.cardinality())
+/// BF.CARD in valkey-bloom's dialect.
+pub fn card(key: &BloomKey) -> Result<Reply> {
+    Ok(Reply::Int(
+        key.read::<ValkeyBloom>()?.map_or(0, |b| b.cardinality()),
+    ))
 }
 
 fn max_scaled(b: &ValkeyBloom) -> Result<Reply> {
@@ -264,9 +269,10 @@ fn max_scaled(b: &ValkeyBloom) -> Result<Reply> {
     Ok(Reply::Int(max))
 }
 
-/// BF.INFO on a valkey-bloom filter: its fields, names and order; a plain array in RESP3
+/// BF.INFO in valkey-bloom's dialect: its fields, names and order; a plain array in RESP3
 /// too.
-pub fn info(call: &Call, b: &ValkeyBloom) -> Result<Reply> {
+pub fn info(call: &Call, key: &BloomKey) -> Result<Reply> {
+    let b = key.read::<ValkeyBloom>()?.ok_or(Error::NotFound)?;
     let scaling = b.expansion > 0;
     let expansion = || match scaling {
         true => Reply::Int(b.expansion as i64),
@@ -325,7 +331,7 @@ pub fn reserve(call: &Call, key: &BloomKey) -> Result<Reply> {
             _ => return Err(ValkeyError::Generic.into()),
         }
     }
-    if !matches!(key.kind, Kind::Missing(_)) {
+    if key.read::<ValkeyBloom>()?.is_some() {
         return Err(ValkeyError::ItemExists.into());
     }
     let random = settings::use_random_seed();
