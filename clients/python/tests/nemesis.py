@@ -14,15 +14,20 @@ are applied one at a time, then a checker accounts for every item. Used by the s
   found, and the cuckoo filter holds at least the acknowledged items and at most those plus
   the unknown and unacknowledged ones (a command run twice would show as more).
 - No exception but ``AmbiguousWriteError`` may reach a writer (the library retries the rest).
+
+On a cluster whose nodes run in network namespaces of their own (``Network``, made by the
+Rust suite's tests/support ``netns``), ``partition`` cuts a master off with a real partition:
+blackhole routes on both sides, so packets vanish and nothing answers or resets.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import redis
 
@@ -39,18 +44,46 @@ def direct(host: str, port: int, timeout: float = 5.0) -> redis.Redis:
     return redis.Redis(host=host, port=port, socket_timeout=timeout)
 
 
-def cluster_nodes(conn) -> List[Tuple[str, int, str, str]]:
-    """CLUSTER NODES as (id, port, flags, master id) per node."""
+Address = Tuple[str, int]
+
+
+def cluster_nodes(conn) -> List[Tuple[str, Address, str, str]]:
+    """CLUSTER NODES as (id, (host, port), flags, master id) per node."""
     out = []
     for line in conn.execute_command("CLUSTER", "NODES").decode().splitlines():
         fields = line.split()
-        port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
-        out.append((fields[0], port, fields[2], fields[3]))
+        host, port = fields[1].split("@")[0].rsplit(":", 1)
+        out.append((fields[0], (host, int(port)), fields[2], fields[3]))
     return out
 
 
-def settled_replica(host: str, port: int, timeout: float = 20.0) -> int:
-    """The port of the master's replica, once every node's view names it so and flags no
+class Network:
+    """The nodes' network namespaces (``{ip: namespace}``) and the clients' address."""
+
+    def __init__(self, hosts: Dict[str, str], client_ip: str):
+        self.hosts = hosts
+        self.client_ip = client_ip
+
+    def _route(self, ns: str, verb: str, to: str) -> None:
+        subprocess.run(["ip", "-n", ns, "route", verb, "blackhole", f"{to}/32"], check=True,
+                       capture_output=True)
+
+    def cut(self, ip: str, peers: List[str]) -> None:
+        """Cut ``ip`` off from each of ``peers``, both ways."""
+        for peer in peers:
+            self._route(self.hosts[ip], "add", peer)
+            if peer in self.hosts:
+                self._route(self.hosts[peer], "add", ip)
+
+    def heal(self, ip: str, peers: List[str]) -> None:
+        for peer in peers:
+            self._route(self.hosts[ip], "del", peer)
+            if peer in self.hosts:
+                self._route(self.hosts[peer], "del", ip)
+
+
+def settled_replica(host: str, port: int, timeout: float = 20.0) -> Address:
+    """The address of the master's replica, once every node's view names it so and flags no
     node failing: a replica the other masters do not know as this master's gets no votes."""
     conn = direct(host, port)
     try:
@@ -61,20 +94,20 @@ def settled_replica(host: str, port: int, timeout: float = 20.0) -> int:
             ports = [int(r[1]) for r in role[2]] if role[0] == b"master" else []
             if ports:
                 views = []
-                for _, p, flags, _ in cluster_nodes(conn):
+                for _, (h, p), flags, _ in cluster_nodes(conn):
                     if "fail" in flags:
                         continue
-                    other = direct(host, p)
+                    other = direct(h, p)
                     try:
                         views.append(cluster_nodes(other))
                     except redis.RedisError:
                         pass
                     finally:
                         other.close()
-                if all(any(p == ports[0] and "slave" in f and m == me for _, p, f, m in v)
+                if all(any(a[1] == ports[0] and "slave" in f and m == me for _, a, f, m in v)
                        for v in views) and not any(
                            "master" in f and "fail" in f for v in views for _, _, f, _ in v):
-                    return ports[0]
+                    return next(a for _, a, _, _ in views[0] if a[1] == ports[0])
             if time.monotonic() > deadline:
                 raise AssertionError(f"no settled replica of {host}:{port} in {timeout} s: "
                                      f"ROLE {role[0]!r} {ports}")
@@ -167,10 +200,11 @@ class Report:
         self.ended = 0.0
         self.recover = 0.0
         self.acked = 0
+        self.maybe = 0
 
     def __repr__(self) -> str:
         return (f"{self.fault}: recovered in {self.recover:.1f} s, {self.acked} item(s) "
-                f"acknowledged meanwhile")
+                f"acknowledged meanwhile, {self.maybe} answered without a replica")
 
 
 class Nemesis:
@@ -178,20 +212,22 @@ class Nemesis:
     ``pause``, ``drop`` and ``kill`` are applied; ``check`` accounts for every item."""
 
     def __init__(self, make_client: Callable[..., redis.cluster.RedisCluster], name: str,
-                 host: str = "127.0.0.1"):
-        self.host = host
+                 network: Optional[Network] = None):
+        self.network = network
         self.admin = make_client(None)
-        self.proxies: Dict[Tuple[str, int], FaultProxy] = {}
+        self.proxies: Dict[Address, FaultProxy] = {}
         seed = self.admin.get_default_node()
         conn = direct(seed.host, seed.port)
         try:  # every node, replicas too: a replica promoted later is proxied already
-            ports = [p for _, p, _, _ in cluster_nodes(conn)]
+            self.addresses = [a for _, a, _, _ in cluster_nodes(conn)]
         finally:
             conn.close()
-        for p in ports:
-            self.proxies[(host, p)] = FaultProxy(host, p)
-        remap = self._remap
-        self.client = make_client(remap)
+        # Lost replies go through a proxy in front of each node; a partition needs none
+        # (and would leave a proxy's threads hanging on a cut connection).
+        if network is None:
+            for a in self.addresses:
+                self.proxies[a] = FaultProxy(*a)
+        self.client = make_client(self._remap if network is None else None)
         rsbloom.ShardedBloom(self.admin, name).reserve(0.0001, 200_000, shards=SHARDS)
         rsbloom.ShardedCuckoo(self.admin, name + ":cf").reserve(200_000, shards=SHARDS)
         self.writers = [Writer(self.client, self.admin, "bloom", name),
@@ -226,12 +262,12 @@ class Nemesis:
         node = self.admin.get_node_from_key(P.shard_key(self.name, 0, SHARDS))
         return node, settled_replica(node.host, node.port)
 
-    def _until_promoted(self, replica_port: int, timeout: float = 45.0) -> None:
-        conn = direct(self.host, replica_port)
+    def _until_promoted(self, replica: Address, timeout: float = 45.0) -> None:
+        conn = direct(*replica)
         try:
             deadline = time.monotonic() + timeout
             while conn.execute_command("ROLE")[0] != b"master":
-                assert time.monotonic() < deadline, f"{replica_port} not promoted"
+                assert time.monotonic() < deadline, f"{replica} not promoted"
                 time.sleep(0.05)
         finally:
             conn.close()
@@ -239,12 +275,14 @@ class Nemesis:
     def _fault(self, name: str, act: Callable[[], None]) -> Report:
         report = Report(name)
         acked_before = sum(len(w.acked) for w in self.writers)
+        maybe_before = sum(len(w.maybe) for w in self.writers)
         report.began = time.monotonic()
         act()
         report.ended = time.monotonic()
         self._wait_batches(3)  # the writers are past it
         report.recover = max((self._stall(w, report) for w in self.writers), default=0.0)
         report.acked = sum(len(w.acked) for w in self.writers) - acked_before
+        report.maybe = sum(len(w.maybe) for w in self.writers) - maybe_before
         self.reports.append(report)
         return report
 
@@ -288,6 +326,26 @@ class Nemesis:
                     assert time.monotonic() < deadline, "no command reached the proxy"
                     time.sleep(0.01)
         return self._fault("replies lost (connection closed after the request ran)", act)
+
+    def partition(self, clients_keep_it: bool, seconds_past_timeout: float = 2.0) -> Report:
+        """Cut the victim off from every other node, and from the clients unless
+        ``clients_keep_it`` (then it takes writes until it sees it is in the minority), until
+        its replica is promoted and a little more; then heal: it rejoins as a replica."""
+        assert self.network is not None, "a partition needs the nodes in namespaces"
+        node, replica = self._victim()
+        peers = [h for h, _ in self.addresses if h != node.host]
+        if not clients_keep_it:
+            peers.append(self.network.client_ip)
+
+        def act():
+            self.network.cut(node.host, peers)
+            try:
+                self._until_promoted(replica)
+                time.sleep(seconds_past_timeout)
+            finally:
+                self.network.heal(node.host, peers)
+        what = "the clients still reaching it" if clients_keep_it else "and from the clients"
+        return self._fault(f"master cut off from every node, {what}", act)
 
     def kill(self) -> Report:
         """SIGKILL the victim; its replica is promoted."""

@@ -20,7 +20,7 @@ def test_every_acknowledged_item_survives_the_nemesis(name):
         return redis.cluster.RedisCluster(host=host, port=port, socket_timeout=5, protocol=3,
                                           address_remap=remap)
 
-    nemesis = Nemesis(make, name, host)
+    nemesis = Nemesis(make, name)
     try:
         nemesis.start()
         reports = [nemesis.pause(), nemesis.drop(), nemesis.kill()]

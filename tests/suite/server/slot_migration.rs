@@ -59,6 +59,7 @@ fn valkey_cluster(extra: &[&str]) -> Cluster {
         installed: Some(Installed::get(VALKEY_9)),
         masters_only: true,
         server_args: extra.iter().map(|s| s.to_string()).collect(),
+        ..ClusterOpts::default()
     })
 }
 

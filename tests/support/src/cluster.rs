@@ -12,15 +12,21 @@
 //! for the kernel's ephemeral ports) and the fixture's usual `--save ""`,
 //! `--enable-debug-command yes`.
 //!
+//! With `ClusterOpts::netns`, each node runs in a network namespace of its own
+//! ([`super::netns`]), so that [`Cluster::cut_off`] can cut one off with a real partition.
+//!
 //! Only one cluster runs at a time in a test binary (a lock held by the `Cluster`): six
 //! servers per test are plenty for a two-core machine, and a starved node may miss the
 //! 2 s node timeout and be failed over by its peers.
 
-use super::faults::{kill9, run_with_timeout, server_pid, tail, try_conn, wait_port_closed, Ran};
+use super::faults::{
+    kill9, run_with_timeout, server_pid, tail, try_conn, wait_address_closed, Ran,
+};
+use super::netns::{Host, Network};
 use super::{info_section, Installed, Server, ServerOpts, TempDir};
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::Connection;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -125,6 +131,8 @@ pub struct ClusterOpts {
     pub installed: Option<Installed>,
     /// Three masters and no replicas (else one replica per master).
     pub masters_only: bool,
+    /// Each node in a network namespace of its own (needs CAP_NET_ADMIN).
+    pub netns: bool,
 }
 
 /// Six nodes (or three masters) forming one cluster. Dropping it kills every node.
@@ -133,6 +141,10 @@ pub struct Cluster {
     dead: HashSet<u16>,
     work: TempDir,
     cli: String,
+    /// The nodes' namespaces (`ClusterOpts::netns`); dropped after the nodes.
+    network: Option<Network>,
+    /// The peers each cut-off node is cut from (by port), for `heal`.
+    cuts: HashMap<u16, Vec<String>>,
     _one_at_a_time: MutexGuard<'static, ()>,
 }
 
@@ -165,6 +177,8 @@ impl Cluster {
                 Some(i) => i.cli.display().to_string(),
                 None => crate::cli_program(),
             },
+            network: None,
+            cuts: HashMap::new(),
             _one_at_a_time: guard,
         };
         let (count, replicas) = if opts.masters_only {
@@ -172,8 +186,12 @@ impl Cluster {
         } else {
             (6, "1")
         };
-        for _ in 0..count {
-            cluster.nodes.push(start_node(opts));
+        if opts.netns {
+            cluster.network = Some(Network::new(count));
+        }
+        for i in 0..count {
+            let host = cluster.network.as_ref().map(|n| n.hosts()[i].clone());
+            cluster.nodes.push(start_node(opts, host));
         }
         for node in &cluster.nodes {
             assert!(
@@ -188,7 +206,7 @@ impl Cluster {
             cluster
                 .nodes
                 .iter()
-                .map(|n| format!("127.0.0.1:{}", n.port)),
+                .map(|n| format!("{}:{}", n.host, n.port)),
         );
         args.extend(
             ["--cluster-replicas", replicas, "--cluster-yes"]
@@ -230,6 +248,55 @@ impl Cluster {
             .unwrap_or_else(|| panic!("no node on port {port}"))
     }
 
+    /// `host:port` of a node.
+    pub fn address(&self, port: u16) -> String {
+        format!("{}:{port}", self.server(port).host)
+    }
+
+    /// The namespace and address of a node (`ClusterOpts::netns`).
+    pub fn host_of(&self, port: u16) -> Host {
+        let ip = &self.server(port).host;
+        let network = self.network.as_ref().expect("a cluster started with netns");
+        network
+            .hosts()
+            .iter()
+            .find(|h| &h.ip == ip)
+            .cloned()
+            .unwrap_or_else(|| panic!("no namespace for node {port}"))
+    }
+
+    /// The address the clients' connections come from (`ClusterOpts::netns`).
+    pub fn client_ip(&self) -> String {
+        let network = self.network.as_ref().expect("a cluster started with netns");
+        network.client_ip()
+    }
+
+    /// Cut the node at `port` off from every other node, and from the clients unless
+    /// `clients_keep_it`: a real partition, the node alone in its minority (with the clients
+    /// on its side when they keep it). `heal` ends it.
+    pub fn cut_off(&mut self, port: u16, clients_keep_it: bool) {
+        let host = self.host_of(port);
+        let mut peers: Vec<String> = self
+            .nodes
+            .iter()
+            .filter(|n| n.port != port)
+            .map(|n| n.host.clone())
+            .collect();
+        if !clients_keep_it {
+            peers.push(self.client_ip());
+        }
+        self.network.as_ref().expect("netns").cut(&host, &peers);
+        self.cuts.insert(port, peers);
+    }
+
+    /// End the partition `cut_off` made for this node.
+    pub fn heal(&mut self, port: u16) {
+        let host = self.host_of(port);
+        if let Some(peers) = self.cuts.remove(&port) {
+            self.network.as_ref().expect("netns").heal(&host, &peers);
+        }
+    }
+
     /// A direct (not cluster-aware) connection to one node.
     pub fn conn(&self, port: u16) -> Connection {
         self.server(port).conn()
@@ -246,7 +313,7 @@ impl Cluster {
         let seeds: Vec<String> = self
             .live_ports()
             .iter()
-            .map(|p| format!("redis://127.0.0.1:{p}/"))
+            .map(|&p| self.server(p).url())
             .collect();
         let protocol = match resp3 {
             true => redis::ProtocolVersion::RESP3,
@@ -306,10 +373,15 @@ impl Cluster {
     /// Kill one node with SIGKILL (its process id from `INFO server`) and wait until it is
     /// gone. The process is reaped when the cluster is dropped.
     pub fn kill9(&mut self, port: u16) {
-        let pid = server_pid(&mut self.conn(port));
+        let pid = self.pid(port);
         kill9(pid);
-        wait_port_closed(port, Duration::from_secs(30));
+        wait_address_closed(&self.server(port).host, port, Duration::from_secs(30));
         self.dead.insert(port);
+    }
+
+    /// The process id of a live node (from `INFO server`).
+    pub fn pid(&self, port: u16) -> u32 {
+        server_pid(&mut self.conn(port))
     }
 
     /// `redis-cli --cluster reshard` moving `slots` slots from the masters `from` (ids) to the
@@ -318,7 +390,7 @@ impl Cluster {
         let args: Vec<String> = [
             "--cluster",
             "reshard",
-            &format!("127.0.0.1:{}", self.live_ports()[0]),
+            &self.address(self.live_ports()[0]),
             "--cluster-from",
             &from.join(","),
             "--cluster-to",
@@ -354,7 +426,7 @@ impl Cluster {
         self.cli(&[
             "--cluster".to_string(),
             "check".to_string(),
-            format!("127.0.0.1:{}", self.live_ports()[0]),
+            self.address(self.live_ports()[0]),
         ])
     }
 
@@ -485,7 +557,7 @@ impl Drop for Cluster {
 }
 
 /// Start one cluster node: its own directory, a free port and a free cluster-bus port.
-fn start_node(opts: &ClusterOpts) -> Server {
+fn start_node(opts: &ClusterOpts, host: Option<Host>) -> Server {
     let mut last = String::new();
     for _ in 0..5 {
         let bus = super::free_port();
@@ -508,6 +580,7 @@ fn start_node(opts: &ClusterOpts) -> Server {
         let server_opts = ServerOpts {
             server_args: args,
             installed: opts.installed.clone(),
+            host: host.clone(),
             ..ServerOpts::default()
         };
         match Server::try_start(server_opts) {

@@ -42,22 +42,46 @@ pub fn kill9(pid: u32) {
     assert!(status.success(), "kill -9 {pid} failed: {status}");
 }
 
-/// True while something accepts connections on the port.
+/// Send a signal (`STOP`, `CONT`, ...) to one process, by its id.
+pub fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .stdin(Stdio::null())
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{name} {pid} failed: {status}");
+}
+
+/// True while something accepts connections on the loopback port.
 pub fn port_answers(port: u16) -> bool {
+    address_answers("127.0.0.1", port)
+}
+
+/// True while something accepts connections at `host:port`.
+pub fn address_answers(host: &str, port: u16) -> bool {
+    let Ok(ip) = host.parse::<std::net::IpAddr>() else {
+        return false;
+    };
     std::net::TcpStream::connect_timeout(
-        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        &std::net::SocketAddr::new(ip, port),
         Duration::from_millis(300),
     )
     .is_ok()
 }
 
-/// Wait until nothing listens on the port any more (the killed server is gone).
+/// Wait until nothing listens on the loopback port any more (the killed server is gone).
 pub fn wait_port_closed(port: u16, timeout: Duration) {
+    wait_address_closed("127.0.0.1", port, timeout)
+}
+
+/// [`wait_port_closed`] at `host:port`.
+pub fn wait_address_closed(host: &str, port: u16, timeout: Duration) {
     let deadline = Instant::now() + timeout;
-    while port_answers(port) {
+    while address_answers(host, port) {
         assert!(
             Instant::now() < deadline,
-            "port {port} still answers {timeout:?} after the kill"
+            "{host}:{port} still answers {timeout:?} after the kill"
         );
         sleep(Duration::from_millis(20));
     }

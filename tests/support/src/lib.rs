@@ -26,6 +26,7 @@ pub mod diff;
 pub mod faults;
 pub mod guava_model;
 pub mod hostile;
+pub mod netns;
 pub mod raw_resp;
 pub mod rdb;
 pub mod redisbloom;
@@ -229,6 +230,9 @@ pub struct ServerOpts {
     pub installed: Option<Installed>,
     /// The module to load instead of rsbloom (RedisBloom's `redisbloom.so`).
     pub module_file: Option<PathBuf>,
+    /// Run the server inside this host's network namespace, bound to its address (see
+    /// [`netns`]); `None`: in the test's own, on 127.0.0.1.
+    pub host: Option<netns::Host>,
 }
 
 impl ServerOpts {
@@ -291,6 +295,8 @@ impl ServerOpts {
 /// temp dir goes when the last server using it is gone.
 pub struct Server {
     child: Option<Child>,
+    /// The address it listens on: 127.0.0.1, or its namespace's (`ServerOpts::host`).
+    pub host: String,
     pub port: u16,
     dir: Arc<TempDir>,
     opts: ServerOpts,
@@ -381,14 +387,26 @@ impl Server {
             let stdout = fs::File::create(dir.path().join(format!("stdout-{port}.txt")))
                 .map_err(|e| format!("create stdout file: {e}"))?;
             let stderr = stdout.try_clone().map_err(|e| e.to_string())?;
-            let mut cmd = Command::new(opts.program());
+            let host = opts
+                .host
+                .as_ref()
+                .map_or("127.0.0.1".to_string(), |h| h.ip.clone());
+            let mut cmd = match &opts.host {
+                // `ip netns exec` execs the server: the child's pid is the server's.
+                Some(h) => {
+                    let mut c = Command::new("ip");
+                    c.args(["netns", "exec", &h.ns, &opts.program()]);
+                    c
+                }
+                None => Command::new(opts.program()),
+            };
             if let Some(lib) = opts.installed.as_ref().and_then(Installed::library_path) {
                 cmd.env("LD_LIBRARY_PATH", lib);
             }
             cmd.arg("--port")
                 .arg(port.to_string())
                 .arg("--bind")
-                .arg("127.0.0.1")
+                .arg(&host)
                 .arg("--dir")
                 .arg(dir.path())
                 .arg("--save")
@@ -401,6 +419,11 @@ impl Server {
                 .arg("no")
                 .arg("--logfile")
                 .arg(&log);
+            if opts.host.is_some() {
+                // Protected mode takes only loopback connections; these come over the bridge
+                // of a network that exists only on this machine (see `netns`).
+                cmd.args(["--protected-mode", "no"]);
+            }
             for a in &opts.server_args {
                 cmd.arg(a);
             }
@@ -415,6 +438,7 @@ impl Server {
                 .map_err(|e| format!("cannot run {}: {e}", opts.program()))?;
             let mut server = Server {
                 child: Some(child),
+                host,
                 port,
                 dir: dir.clone(),
                 opts: opts.clone(),
@@ -476,7 +500,7 @@ impl Server {
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        format!("redis://{}:{}/", self.host, self.port)
     }
 
     pub fn dir(&self) -> &Path {
@@ -573,7 +597,7 @@ impl Server {
         opts.server_args.clear();
         opts.server_args.extend([
             "--replicaof".to_string(),
-            "127.0.0.1".to_string(),
+            self.host.clone(),
             self.port.to_string(),
         ]);
         let replica = Server::start_with(opts);
