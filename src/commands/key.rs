@@ -3,6 +3,7 @@
 //! family's values). Writes go through a [`Writing`] guard that hands what changed (memory,
 //! items) to the family's INFO counters when the command is done with the value.
 
+use std::ffi::c_void;
 use std::ops::{Deref, DerefMut};
 
 use redis_module::native_types::RedisType;
@@ -57,9 +58,8 @@ impl Key {
         key_type == raw::REDISMODULE_KEYTYPE_EMPTY as i32
     }
 
-    /// The value of family `F`: `None` if the key is missing, WRONGTYPE if it holds
-    /// anything else. One type lookup, compared with each of the family's types.
-    fn value<F: Family>(&self) -> Result<Option<*mut F>> {
+    /// What the key holds: one type lookup, and the value's address if a module's.
+    pub fn held(&self) -> Result<Held> {
         // (No `ok_or(Error)` here: building an error it then drops costs more than the rest.)
         let (Some(get_type), Some(get_value)) =
             (unsafe { raw::RedisModule_ModuleTypeGetType }, unsafe {
@@ -69,27 +69,24 @@ impl Key {
             return Err(Error::Internal);
         };
         if self.is_empty() {
-            return Ok(None);
+            return Ok(Held::Empty);
         }
         let held = unsafe { get_type(self.0) };
-        if held.is_null() || !F::types().iter().any(|t| raw_type(t) == held) {
-            return Err(Error::WrongType);
+        if held.is_null() {
+            return Ok(Held::Other);
         }
-        let value = unsafe { get_value(self.0) }.cast::<F>();
-        Ok((!value.is_null()).then_some(value))
+        Ok(Held::Module(held, unsafe { get_value(self.0) }))
     }
 
-    /// The family's value for reading.
+    /// The family's value for reading: `None` if the key is missing, WRONGTYPE if it holds
+    /// anything else.
     pub fn read<'a, F: Family>(&self) -> Result<Option<&'a F>> {
-        // SAFETY: a value of one of `F`'s types is an `F` this module stored; it lives as
-        // long as the key holds it, beyond this command's use of it.
-        Ok(self.value::<F>()?.map(|v| unsafe { &*v }))
+        self.held()?.read()
     }
 
     /// The family's value for writing: changes reach the INFO counters when the guard drops.
     pub fn write<'a, F: Family>(&self) -> Result<Option<Writing<'a, F>>> {
-        // SAFETY: as in `read`; the command is the value's only user while it runs.
-        Ok(self.value::<F>()?.map(|v| Writing::new(unsafe { &mut *v })))
+        self.held()?.write()
     }
 
     /// Stores a new value at the empty key, as the type the value asks for, and hands it
@@ -107,6 +104,52 @@ impl Key {
         F::counters().added(figures);
         // SAFETY: the key now holds the value, as in `write`.
         Ok(Writing::new(unsafe { &mut *raw_value }))
+    }
+}
+
+/// What a key holds, looked up once: commands whose answer depends on the key's type (the
+/// BF commands' dialects) match on it, then take the value without a second lookup.
+#[derive(Clone, Copy)]
+pub enum Held {
+    Empty,
+    /// A module's value: its type and address.
+    Module(*mut raw::RedisModuleType, *mut c_void),
+    /// A value of one of the server's own types.
+    Other,
+}
+
+impl Held {
+    /// Whether it is a value of one of family `F`'s types.
+    pub fn is<F: Family>(self) -> bool {
+        match self {
+            Held::Module(held, _) => F::types().iter().any(|t| raw_type(t) == held),
+            _ => false,
+        }
+    }
+
+    /// The value of family `F`: `None` if the key is missing, WRONGTYPE if it holds
+    /// anything else.
+    fn value<F: Family>(self) -> Result<Option<*mut F>> {
+        match self {
+            Held::Empty => Ok(None),
+            Held::Module(_, value) if self.is::<F>() => {
+                Ok((!value.is_null()).then_some(value.cast()))
+            }
+            _ => Err(Error::WrongType),
+        }
+    }
+
+    /// As [`Key::read`].
+    pub fn read<'a, F: Family>(self) -> Result<Option<&'a F>> {
+        // SAFETY: a value of one of `F`'s types is an `F` this module stored; it lives as
+        // long as the key holds it, beyond this command's use of it.
+        Ok(self.value::<F>()?.map(|v| unsafe { &*v }))
+    }
+
+    /// As [`Key::write`].
+    pub fn write<'a, F: Family>(self) -> Result<Option<Writing<'a, F>>> {
+        // SAFETY: as in `read`; the command is the value's only user while it runs.
+        Ok(self.value::<F>()?.map(|v| Writing::new(unsafe { &mut *v })))
     }
 }
 

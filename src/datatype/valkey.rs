@@ -5,8 +5,6 @@
 //! A client's RESTORE is held to `bf.bloom-memory-usage-limit` (valkey-bloom's limit, not
 //! `bf.max-filter-bytes`); the server's own data to none, as for every type here.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use redis_module::native_types::RedisType;
 use rsbloom_core::error::{bad_data, Result};
 use rsbloom_core::fields::{FieldSink, FieldSource, Writer};
@@ -27,18 +25,6 @@ pub static VALKEY_TYPE: RedisType = RedisType::new(
 );
 
 static TYPES: [&RedisType; 1] = [&VALKEY_TYPE];
-
-/// Set once a `bloomfltr` value has existed in this process (loaded, restored, created): until
-/// then the BF commands skip the look at the key's type that their valkey-bloom dialect needs.
-static SEEN: AtomicBool = AtomicBool::new(false);
-
-pub fn seen() -> bool {
-    SEEN.load(Ordering::Relaxed)
-}
-
-pub fn mark_seen() {
-    SEEN.store(true, Ordering::Relaxed);
-}
 
 /// valkey-bloom's limit for a write whose rsbloom limit is `limit` (none while the server
 /// loads or replays its primary: [`size_limit`]).
@@ -86,9 +72,7 @@ impl ValueType for ValkeyType {
                 "bloomfltr encoding version {encver} is newer than 1"
             )));
         }
-        let bloom = rdb::load(src, limit_of(limit))?;
-        mark_seen();
-        Ok(bloom)
+        rdb::load(src, limit_of(limit))
     }
 
     fn save(bloom: &ValkeyBloom, out: &mut dyn FieldSink) {

@@ -3,10 +3,10 @@
 use rsbloom_core::bloom::{Chain, ItemHash};
 use rsbloom_core::error::{Error, Result};
 
+use super::dialect::{insert_creates, BloomKey, Dialect};
 use super::options::{self, Creation};
-use super::replicate_creation;
+use super::{replicate_creation, valkey};
 use crate::commands::argv::Arg;
-use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::shard::{self, PlaceWords};
 use crate::commands::Call;
@@ -35,6 +35,7 @@ struct Outcome {
 /// keyspace event and replicates what changed.
 fn add_items(
     call: &Call,
+    key: &BloomKey,
     first_item: usize,
     create: Create,
     mut each: impl FnMut(Result<bool>),
@@ -43,7 +44,6 @@ fn add_items(
     // for only when the filter is created or grows.
     let limit = || call.size_limit();
     let items = &call.args[first_item..];
-    let key = open_write(call);
     // A shard refuses the whole command before anything is read or written (a new one
     // before it is stored).
     let (mut chain, created) = match key.write::<Chain>()? {
@@ -121,10 +121,10 @@ fn to_reply(result: Result<bool>) -> Reply {
 }
 
 /// Adds items and replies one answer per processed item, the error last if one stopped them.
-fn add_all(call: &Call, first_item: usize, create: Create) -> Result<Reply> {
+fn add_all(call: &Call, key: &BloomKey, first_item: usize, create: Create) -> Result<Reply> {
     let mut added = Vec::with_capacity(call.args.len() - first_item);
     let mut error = None;
-    add_items(call, first_item, create, |r| match r {
+    add_items(call, key, first_item, create, |r| match r {
         Ok(a) => added.push(a),
         Err(e) => error = Some(e),
     })?;
@@ -140,20 +140,26 @@ fn add_all(call: &Call, first_item: usize, create: Create) -> Result<Reply> {
 
 /// BF.ADD key item
 pub fn add(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::add(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_write(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::add(call, &key),
+        Dialect::Own => {
+            let mut reply = None;
+            add_items(call, &key, 2, Create::Defaults, |r| {
+                reply = Some(to_reply(r))
+            })?;
+            reply.ok_or(Error::Internal)
+        }
     }
-    let mut reply = None;
-    add_items(call, 2, Create::Defaults, |r| reply = Some(to_reply(r)))?;
-    reply.ok_or(Error::Internal)
 }
 
 /// BF.MADD key item [item ...]
 pub fn madd(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::madd(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_write(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::madd(call, &key),
+        Dialect::Own => add_all(call, &key, 2, Create::Defaults),
     }
-    add_all(call, 2, Create::Defaults)
 }
 
 /// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING]
@@ -167,9 +173,15 @@ pub fn madd(call: &Call) -> Result<Reply> {
 /// UNKEYED and UNBLOCKED (a plain filter whatever `bf.keyed-default` and
 /// `bf.blocked-default` say).
 pub fn insert(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::insert(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_write(call)?;
+    match key.creating(|configured| insert_creates(configured, &call.args[2..])) {
+        Dialect::Valkey => valkey::insert(call, &key),
+        Dialect::Own => insert_own(call, &key),
     }
+}
+
+/// BF.INSERT in rsbloom's grammar.
+fn insert_own(call: &Call, key: &BloomKey) -> Result<Reply> {
     // Under valkey-bloom's rows a key alone reaches here (see `valkey_rows`): rsbloom's
     // grammar still needs `ITEMS item`.
     if !call.command.arity.allows(call.args.len()) {
@@ -205,5 +217,5 @@ pub fn insert(call: &Call) -> Result<Reply> {
         true => Create::Never,
         false => Create::With(new),
     };
-    add_all(call, first_item, create)
+    add_all(call, key, first_item, create)
 }

@@ -3,6 +3,8 @@
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
+use super::dialect::{BloomKey, Dialect};
+use super::valkey;
 use crate::commands::grammar;
 use crate::commands::key::open_read;
 use crate::commands::reply::{format_g, resp3, Reply};
@@ -31,11 +33,15 @@ fn field_value(chain: &Chain, keyword: &str) -> Reply {
 
 /// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
 pub fn info(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::info(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_read(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::info(call, &key),
+        Dialect::Own => info_own(call, key.read::<Chain>()?.ok_or(Error::NotFound)?),
     }
-    let key = open_read(call);
-    let chain = key.read::<Chain>()?.ok_or(Error::NotFound)?;
+}
+
+/// BF.INFO on rsbloom's or RedisBloom's filter.
+fn info_own(call: &Call, chain: &Chain) -> Result<Reply> {
     let selected: Vec<_> = match call.args.get(2) {
         None => FIELDS.to_vec(),
         Some(arg) => {
@@ -71,12 +77,11 @@ pub fn info(call: &Call) -> Result<Reply> {
 
 /// BF.CARD key: items added; 0 for a missing key.
 pub fn card(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::card(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_read(call)?;
+    match key.dialect() {
+        Dialect::Valkey => valkey::card(&key),
+        Dialect::Own => Ok(Reply::count(key.read::<Chain>()?.map_or(0, Chain::count))),
     }
-    let key = open_read(call);
-    let count = key.read::<Chain>()?.map_or(0, Chain::count);
-    Ok(Reply::count(count))
 }
 
 /// BF.DEBUG key: the total count, then one line per layer in RedisBloom's format.

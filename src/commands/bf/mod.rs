@@ -2,6 +2,7 @@
 //! (`rows.rs`), one file per group of commands, and how a creation is replicated.
 
 pub mod add;
+pub mod dialect;
 pub mod exists;
 pub mod info;
 pub mod merge;

@@ -10,18 +10,24 @@
 use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result};
 
+use super::dialect::{reserve_creates, BloomKey, Dialect};
 use super::options::{self, Creation};
-use super::replicate_creation;
+use super::{replicate_creation, valkey};
 use crate::commands::grammar::{Found, Keywords};
-use crate::commands::key::open_write;
 use crate::commands::reply::Reply;
 use crate::commands::shard::PlaceWords;
 use crate::commands::Call;
 
 pub fn reserve(call: &Call) -> Result<Reply> {
-    if let Some(reply) = super::valkey::reserve(call)? {
-        return Ok(reply);
+    let key = BloomKey::open_write(call)?;
+    match key.creating(|configured| reserve_creates(configured, &call.args[4..])) {
+        Dialect::Valkey => valkey::reserve(call, &key),
+        Dialect::Own => reserve_own(call, &key),
     }
+}
+
+/// BF.RESERVE in rsbloom's grammar.
+fn reserve_own(call: &Call, key: &BloomKey) -> Result<Reply> {
     let argv = call.args;
     // RedisBloom's bound of 7 arguments holds, with SHARD's four words on top (the row's
     // arity lets those through).
@@ -69,7 +75,6 @@ pub fn reserve(call: &Call) -> Result<Reply> {
     }
     words.all_known()?;
 
-    let key = open_write(call);
     if key.read::<Chain>()?.is_some() {
         return Err(Error::ItemExists);
     }

@@ -2,7 +2,8 @@
 //! missing key is created in its format (`bf.new-filter-format valkey`, or a BF.INSERT with
 //! SEED, TIGHTENING or VALIDATESCALETO, which only valkey-bloom has and which its
 //! replication stream and AOF carry), the commands parse, answer, err and replicate as
-//! valkey-bloom 1.0 does. Every other key goes on to rsbloom's own commands unchanged.
+//! valkey-bloom 1.0 does. `dialect.rs` decides which keys come here; each handler takes the
+//! key its command opened.
 //!
 //! valkey-bloom parses numbers with Rust's `str::parse` on the argument, replies integers for
 //! booleans (RESP3 too), and replicates a creation as
@@ -12,28 +13,22 @@
 use std::ffi::CString;
 
 use redis_module::raw;
-use rsbloom_core::bloom::Chain;
 use rsbloom_core::error::{Error, Result, ValkeyError};
 use rsbloom_core::valkey::object::max_scaled_capacity;
 use rsbloom_core::valkey::subfilter::Seed;
 use rsbloom_core::valkey::{load_blob, Shape, ValkeyBloom, FIXED_SEED};
 
+use super::dialect::BloomKey;
 use crate::commands::argv::Arg;
-use crate::commands::grammar;
-use crate::commands::key::{open_read, open_write, Key, Writing};
+use crate::commands::key::{open_write, Writing};
 use crate::commands::reply::Reply;
 use crate::commands::Call;
 use crate::config::valkey as settings;
-use crate::datatype::valkey::{limit_of, mark_seen, seen};
+use crate::datatype::valkey::limit_of;
 
 /// valkey-bloom's keyspace events.
 const ADD_EVENT: &str = "bloom.add";
 const RESERVE_EVENT: &str = "bloom.reserve";
-
-/// Missing keys are created as `bloomfltr` (`bf.new-filter-format valkey`).
-fn creates_valkey() -> bool {
-    crate::config::new_filters_valkey()
-}
 
 fn notify(call: &Call, event: &str) {
     let Some(notify) = (unsafe { raw::RedisModule_NotifyKeyspaceEvent }) else {
@@ -48,24 +43,6 @@ fn notify(call: &Call, event: &str) {
             call.key().raw(),
         )
     };
-}
-
-/// No `bloomfltr` value has existed and none is to be created: the key cannot be one, and
-/// rsbloom's own command runs without a second look at it.
-fn not_ours() -> bool {
-    !seen() && !creates_valkey()
-}
-
-/// The key's filter if it is valkey-bloom's; None for a missing key or any other type.
-fn held(key: &Key) -> Option<&ValkeyBloom> {
-    key.read::<ValkeyBloom>().ok().flatten()
-}
-
-/// The key holds a value of another module or of the server's own types: valkey-bloom's
-/// BF.EXISTS and BF.MEXISTS answer WRONGTYPE there (RedisBloom's, and rsbloom's on its
-/// own dialect, answer 0).
-fn holds_no_bloom(key: &Key) -> bool {
-    !key.is_empty() && key.read::<ValkeyBloom>().is_err() && key.read::<Chain>().is_err()
 }
 
 fn text(arg: &Arg) -> String {
@@ -171,32 +148,27 @@ fn add_items(
     (done, added)
 }
 
-/// Opens the filter at the call's key for an add; a missing key is created with `shape()`
-/// when `create` says so. None: not this dialect's key.
+/// Adds to the filter at the call's key; a missing key is created with `shape()` unless
+/// `nocreate`.
 fn add_items_to(
     call: &Call,
+    key: &BloomKey,
     first_item: usize,
-    create: Option<&dyn Fn() -> Result<Shape>>,
+    shape: &dyn Fn() -> Result<Shape>,
     nocreate: bool,
     each: impl FnMut(Result<bool>),
-) -> Result<Option<()>> {
-    let key = open_write(call);
+) -> Result<()> {
     let limit = limit_of(call.size_limit());
     let items = &call.args[first_item..];
-    let (mut bloom, created) = match key.write::<ValkeyBloom>() {
-        Ok(Some(bloom)) => (bloom, false),
-        Ok(None) => {
-            let Some(shape) = create else {
-                return Ok(None);
-            };
+    let (mut bloom, created) = match key.write::<ValkeyBloom>()? {
+        Some(bloom) => (bloom, false),
+        None => {
             if nocreate {
                 return Err(ValkeyError::NotFound.into());
             }
             let bloom = ValkeyBloom::create(shape()?, limit)?;
-            mark_seen();
             (key.store(bloom)?, true)
         }
-        Err(_) => return Ok(None),
     };
     let (done, added) = add_items(&mut bloom, items, limit, each);
     if created {
@@ -218,7 +190,7 @@ fn add_items_to(
     if created {
         notify(call, RESERVE_EVENT);
     }
-    Ok(Some(()))
+    Ok(())
 }
 
 fn int(result: Result<bool>) -> Reply {
@@ -228,89 +200,61 @@ fn int(result: Result<bool>) -> Reply {
     }
 }
 
-fn configured_if_valkey() -> Option<&'static dyn Fn() -> Result<Shape>> {
-    creates_valkey().then_some(&configured_shape as &dyn Fn() -> Result<Shape>)
-}
-
-/// BF.ADD on a valkey-bloom key.
-pub fn add(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
+/// BF.ADD in valkey-bloom's dialect.
+pub fn add(call: &Call, key: &BloomKey) -> Result<Reply> {
     let mut reply = Reply::Null;
-    let handled = add_items_to(call, 2, configured_if_valkey(), false, |r| {
-        reply = match r {
-            Ok(a) => Reply::Int(a as i64),
-            Err(e) => Reply::Error(e),
-        }
-    })?;
-    Ok(handled.map(|()| reply))
+    add_items_to(call, key, 2, &configured_shape, false, |r| reply = int(r))?;
+    Ok(reply)
 }
 
-/// BF.MADD (and BF.INSERT's items) on a valkey-bloom key: one answer per processed item,
-/// an error last if one stopped them.
-pub fn madd(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    madd_from(call, 2, configured_if_valkey(), false)
+/// BF.MADD in valkey-bloom's dialect.
+pub fn madd(call: &Call, key: &BloomKey) -> Result<Reply> {
+    madd_from(call, key, 2, &configured_shape, false)
 }
 
+/// BF.MADD's and BF.INSERT's items: one answer per processed item, an error last if one
+/// stopped them.
 fn madd_from(
     call: &Call,
+    key: &BloomKey,
     first_item: usize,
-    create: Option<&dyn Fn() -> Result<Shape>>,
+    shape: &dyn Fn() -> Result<Shape>,
     nocreate: bool,
-) -> Result<Option<Reply>> {
+) -> Result<Reply> {
     let mut replies = Vec::new();
-    let handled = add_items_to(call, first_item, create, nocreate, |r| replies.push(int(r)))?;
-    Ok(handled.map(|()| Reply::Array(replies)))
+    add_items_to(call, key, first_item, shape, nocreate, |r| {
+        replies.push(int(r))
+    })?;
+    Ok(Reply::Array(replies))
 }
 
-/// BF.EXISTS on a valkey-bloom key.
-pub fn exists(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    let key = open_read(call);
-    Ok(match held(&key) {
-        Some(b) => Some(Reply::Int(b.exists(call.args[2].as_slice()) as i64)),
-        None if creates_valkey() && key.is_empty() => Some(Reply::Int(0)),
-        None if creates_valkey() && holds_no_bloom(&key) => return Err(Error::WrongType),
-        None => None,
+/// BF.EXISTS in valkey-bloom's dialect: WRONGTYPE on a key of another type (RedisBloom's
+/// answers 0).
+pub fn exists(call: &Call, key: &BloomKey) -> Result<Reply> {
+    Ok(match key.read::<ValkeyBloom>()? {
+        Some(b) => Reply::Int(b.exists(call.args[2].as_slice()) as i64),
+        None => Reply::Int(0),
     })
 }
 
-/// BF.MEXISTS on a valkey-bloom key.
-pub fn mexists(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    let key = open_read(call);
+/// BF.MEXISTS in valkey-bloom's dialect: WRONGTYPE on a key of another type.
+pub fn mexists(call: &Call, key: &BloomKey) -> Result<Reply> {
     let items = &call.args[2..];
-    Ok(match held(&key) {
+    Ok(match key.read::<ValkeyBloom>()? {
         Some(b) => {
             let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
             let found = b.exists_batch(&items);
-            Some(Reply::Array(
-                found.into_iter().map(|f| Reply::Int(f as i64)).collect(),
-            ))
+            Reply::Array(found.into_iter().map(|f| Reply::Int(f as i64)).collect())
         }
-        None if creates_valkey() && key.is_empty() => {
-            Some(Reply::Array(items.iter().map(|_| Reply::Int(0)).collect()))
-        }
-        None if creates_valkey() && holds_no_bloom(&key) => return Err(Error::WrongType),
-        None => None,
+        None => Reply::Array(items.iter().map(|_| Reply::Int(0)).collect()),
     })
 }
 
-/// BF.CARD on a valkey-bloom key.
-pub fn card(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    let key = open_read(call);
-    Ok(held(&key).map(|b| Reply::Int(b.cardinality())))
+/// BF.CARD in valkey-bloom's dialect.
+pub fn card(key: &BloomKey) -> Result<Reply> {
+    Ok(Reply::Int(
+        key.read::<ValkeyBloom>()?.map_or(0, |b| b.cardinality()),
+    ))
 }
 
 fn max_scaled(b: &ValkeyBloom) -> Result<Reply> {
@@ -325,15 +269,10 @@ fn max_scaled(b: &ValkeyBloom) -> Result<Reply> {
     Ok(Reply::Int(max))
 }
 
-/// BF.INFO on a valkey-bloom key: its fields, names and order; a plain array in RESP3 too.
-pub fn info(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    let key = open_read(call);
-    let Some(b) = held(&key) else {
-        return Ok(None);
-    };
+/// BF.INFO in valkey-bloom's dialect: its fields, names and order; a plain array in RESP3
+/// too.
+pub fn info(call: &Call, key: &BloomKey) -> Result<Reply> {
+    let b = key.read::<ValkeyBloom>()?.ok_or(Error::NotFound)?;
     let scaling = b.expansion > 0;
     let expansion = || match scaling {
         true => Reply::Int(b.expansion as i64),
@@ -341,7 +280,7 @@ pub fn info(call: &Call) -> Result<Option<Reply>> {
     };
     if let Some(field) = call.args.get(2) {
         let field = text(field).to_uppercase();
-        return Ok(Some(match field.as_str() {
+        return Ok(match field.as_str() {
             "CAPACITY" => Reply::Int(b.capacity()),
             "SIZE" => Reply::Int(b.memory_usage() as i64),
             "FILTERS" => Reply::Int(b.filters().len() as i64),
@@ -351,7 +290,7 @@ pub fn info(call: &Call) -> Result<Option<Reply>> {
             "EXPANSION" => expansion(),
             "MAXSCALEDCAPACITY" if scaling => max_scaled(b)?,
             _ => return Err(ValkeyError::InvalidInfoValue.into()),
-        }));
+        });
     }
     let mut out = vec![
         Reply::Simple("Capacity"),
@@ -373,22 +312,11 @@ pub fn info(call: &Call) -> Result<Option<Reply>> {
         out.push(Reply::Simple("Max scaled capacity"));
         out.push(max_scaled(b)?);
     }
-    Ok(Some(Reply::Array(out)))
+    Ok(Reply::Array(out))
 }
 
 /// BF.RESERVE when the key holds a valkey-bloom filter or one would be created.
-pub fn reserve(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() {
-        return Ok(None);
-    }
-    {
-        let key = open_read(call);
-        let ours = held(&key).is_some()
-            || (creates_valkey() && key.is_empty() && !names_own_option(&call.args[4..]));
-        if !ours {
-            return Ok(None);
-        }
-    }
+pub fn reserve(call: &Call, key: &BloomKey) -> Result<Reply> {
     let args = call.args;
     if args.len() > 6 {
         return Err(call.wrong_arity());
@@ -403,8 +331,7 @@ pub fn reserve(call: &Call) -> Result<Option<Reply>> {
             _ => return Err(ValkeyError::Generic.into()),
         }
     }
-    let key = open_write(call);
-    if held(&key).is_some() {
+    if key.read::<ValkeyBloom>()?.is_some() {
         return Err(ValkeyError::ItemExists.into());
     }
     let random = settings::use_random_seed();
@@ -417,54 +344,14 @@ pub fn reserve(call: &Call) -> Result<Option<Reply>> {
         seed_random: random,
     };
     let bloom = ValkeyBloom::create(shape, limit_of(call.size_limit()))?;
-    mark_seen();
     let stored = key.store(bloom)?;
     replicate_creation(call, &stored, &[]);
     notify(call, RESERVE_EVENT);
-    Ok(Some(Reply::Ok))
-}
-
-/// BF.INSERT's words that only valkey-bloom has: a missing key given one is created in its
-/// format (its replication stream and AOF replay that way).
-fn names_valkey_option(args: &[Arg]) -> bool {
-    args.iter()
-        .take_while(|a| !grammar::is(a, "ITEMS"))
-        .any(|a| {
-            grammar::is(a, "SEED")
-                || grammar::is(a, "TIGHTENING")
-                || grammar::is(a, "VALIDATESCALETO")
-        })
-}
-
-/// BF.RESERVE's and BF.INSERT's words that only rsbloom has (SHARD, KEYED, BLOCKED): a
-/// missing key given one is created as rsbloom's own filter, whatever
-/// `bf.new-filter-format` says (valkey-bloom has no such filters).
-fn names_own_option(args: &[Arg]) -> bool {
-    args.iter()
-        .take_while(|a| !grammar::is(a, "ITEMS"))
-        .any(|a| {
-            ["SHARD", "SHARDID", "SHARDSECRET", "KEYED", "BLOCKED"]
-                .iter()
-                .any(|w| grammar::is(a, w))
-        })
+    Ok(Reply::Ok)
 }
 
 /// BF.INSERT on a valkey-bloom key, or creating one.
-pub fn insert(call: &Call) -> Result<Option<Reply>> {
-    if not_ours() && !names_valkey_option(&call.args[2..]) {
-        return Ok(None);
-    }
-    {
-        let key = open_read(call);
-        let options = &call.args[2..];
-        let ours = held(&key).is_some()
-            || (key.is_empty()
-                && !names_own_option(options)
-                && (creates_valkey() || names_valkey_option(options)));
-        if !ours {
-            return Ok(None);
-        }
-    }
+pub fn insert(call: &Call, key: &BloomKey) -> Result<Reply> {
     let args = call.args;
     let argc = args.len();
     let mut fp_rate = settings::fp_rate();
@@ -557,9 +444,7 @@ pub fn insert(call: &Call) -> Result<Option<Reply>> {
             seed_random,
         })
     };
-    let reply = madd_from(call, idx.min(argc), Some(&shape), nocreate)?;
-    // The key was checked above; another type cannot have appeared since.
-    Ok(Some(reply.unwrap_or(Reply::Error(Error::WrongType))))
+    madd_from(call, key, idx.min(argc), &shape, nocreate)
 }
 
 /// BF.LOAD key blob: valkey-bloom's AOF form of a filter, onto a missing key.
@@ -569,7 +454,6 @@ pub fn load(call: &Call) -> Result<Reply> {
         return Err(ValkeyError::KeyExists.into());
     }
     let bloom = load_blob::decode(call.args[2].as_slice(), limit_of(call.size_limit()))?;
-    mark_seen();
     key.store(bloom)?;
     call.ctx.replicate_verbatim();
     notify(call, RESERVE_EVENT);

@@ -6,6 +6,7 @@ mod bad_args;
 mod batches;
 mod commands;
 mod config;
+mod dialect;
 mod errors;
 mod false_positives;
 mod guava_parity;
