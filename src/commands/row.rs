@@ -340,6 +340,10 @@ pub const SHARD: ArgDoc = own(block_option(
 /// then `items(c"item")`.
 pub const ITEMS_KEYWORD: ArgDoc = keyword(c"items", c"ITEMS");
 
+/// rsbloom's `KEYED` (a secret of the filter's own for its hashing), with rsbloom's `since`:
+/// BF.RESERVE's, BF.INSERT's and APBF.RESERVE's.
+pub const KEYED: ArgDoc = own(option(c"keyed", Kind::Flag, c"KEYED"));
+
 pub const KEY: ArgDoc = arg(c"key", Kind::Key);
 pub const ITEM: ArgDoc = arg(c"item", Kind::Text);
 pub const ITERATOR: ArgDoc = arg(c"iterator", Kind::Integer);

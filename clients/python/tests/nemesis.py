@@ -387,6 +387,25 @@ class Nemesis:
             "raised": len(self.raised()),
         }
 
+    def run(self, faults: List[Callable[[], Report]]) -> Tuple[List[Report], Dict[str, int]]:
+        """Starts the writers, applies ``faults`` (bound methods such as ``self.pause``) one
+        at a time, stops the writers, checks that no exception reached them and accounts for
+        every item; always closes. Prints each fault's report and the totals."""
+        try:
+            self.start()
+            reports = [fault() for fault in faults]
+            self.stop()
+            raised = self.raised()
+            assert not raised, f"{len(raised)} exception(s) reached a writer: {raised[:5]}"
+            totals = self.check()
+        finally:
+            self.stop()
+            self.close()
+        for report in reports:
+            print(report)
+        print(totals)
+        return reports, totals
+
     def close(self) -> None:
         self.client.close()
         self.admin.close()
@@ -398,3 +417,11 @@ class Nemesis:
                 # refused after): expected for that node only.
                 if port not in self.killed:
                     raise
+
+
+def assert_accounted(totals: Dict[str, int]) -> None:
+    """What every nemesis run must show: no acknowledged item lost, enough acknowledged to
+    mean something, and the cuckoo filter holding nothing twice."""
+    assert totals["lost"] == 0, totals
+    assert totals["acknowledged"] >= 10 * BATCH, totals
+    assert totals["cuckoo_low"] <= totals["cuckoo_card"] <= totals["cuckoo_high"], totals

@@ -17,7 +17,7 @@ import os
 import redis
 
 from conftest import _address
-from nemesis import Nemesis, Network
+from nemesis import Nemesis, Network, assert_accounted
 
 
 def test_every_acknowledged_item_survives_real_partitions(name):
@@ -30,22 +30,8 @@ def test_every_acknowledged_item_survives_real_partitions(name):
                                           address_remap=remap)
 
     nemesis = Nemesis(make, name, network)
-    try:
-        nemesis.start()
-        reports = [nemesis.partition(clients_keep_it=False),
-                   nemesis.partition(clients_keep_it=True)]
-        nemesis.stop()
-        raised = nemesis.raised()
-        assert not raised, f"{len(raised)} exception(s) reached a writer: {raised[:5]}"
-        totals = nemesis.check()
-    finally:
-        nemesis.stop()
-        nemesis.close()
-    for report in reports:
-        print(report)
-    print(totals)
-    assert totals["lost"] == 0, totals
-    assert totals["acknowledged"] >= 10 * 200, totals
+    reports, totals = nemesis.run([lambda: nemesis.partition(clients_keep_it=False),
+                                   lambda: nemesis.partition(clients_keep_it=True)])
+    assert_accounted(totals)
     assert all(r.acked > 0 for r in reports), reports
-    assert totals["cuckoo_low"] <= totals["cuckoo_card"] <= totals["cuckoo_high"], totals
     assert reports[1].maybe > 0, reports

@@ -4,8 +4,8 @@ use std::mem::size_of;
 
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::bloom::codec::writeto;
-use crate::bloom::guava::{self, Sizing};
-use crate::bloom::keyed::Secret;
+use crate::bloom::guava::Sizing;
+use crate::bloom::keyed::{self, Secret};
 use crate::bloom::layer::MAX_HASHES;
 use crate::bloom::meta::MAX_CAPACITY;
 use crate::bloom::ItemHash;
@@ -217,15 +217,12 @@ impl CountingFilter {
     /// The item's hash words: Guava's, or SipHash under the filter's secret (binary safe).
     #[inline]
     pub fn hash(&self, item: &[u8]) -> ItemHash {
-        match self.meta.secret {
-            None => guava::hash(item),
-            Some(secret) => secret.hash(item),
-        }
+        keyed::hash_or_guava(self.meta.secret, item)
     }
 
     /// [`CountingFilter::hash`] of each item.
     pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
-        items.into_iter().map(|item| self.hash(item)).collect()
+        keyed::hash_all_or_guava(self.meta.secret, items)
     }
 
     /// Where probe value `v` lands: (counter word, shift of the counter in it).

@@ -5,8 +5,7 @@ use std::mem::size_of;
 
 use super::shape::{self, Shape, Window, MAX_SLICES};
 use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
-use crate::bloom::guava;
-use crate::bloom::keyed::Secret;
+use crate::bloom::keyed::{self, Secret};
 use crate::bloom::meta::MAX_CAPACITY;
 use crate::bloom::ItemHash;
 use crate::error::{bad_data, check_limit, Error, Result};
@@ -399,19 +398,12 @@ impl WindowFilter {
     /// (binary safe).
     #[inline]
     pub fn hash(&self, item: &[u8]) -> ItemHash {
-        match self.secret {
-            None => guava::hash(item),
-            Some(secret) => secret.hash(item),
-        }
+        keyed::hash_or_guava(self.secret, item)
     }
 
-    /// [`WindowFilter::hash`] of each item; the secret is looked at once, not per item.
+    /// [`WindowFilter::hash`] of each item.
     pub fn hash_all<'a>(&self, items: impl IntoIterator<Item = &'a [u8]>) -> Vec<ItemHash> {
-        let items = items.into_iter();
-        match self.secret {
-            None => items.map(guava::hash).collect(),
-            Some(secret) => items.map(|item| secret.hash(item)).collect(),
-        }
+        keyed::hash_all_or_guava(self.secret, items)
     }
 
     #[inline(always)]

@@ -5,8 +5,8 @@
 
 use super::{add, exists, info, reserve, scandump};
 use crate::commands::row::{
-    arg, callback, items, option, own, Access, Acl, Arity, Command, CommandFamily, Docs, Kind,
-    Since, ITEM, ITERATOR, KEY, SECRET_CARRIER,
+    arg, callback, items, Access, Acl, Arity, Command, CommandFamily, Docs, Kind, Since, ITEM,
+    ITERATOR, KEY, KEYED, SECRET_CARRIER,
 };
 use crate::info::APBF;
 
@@ -37,8 +37,7 @@ pub static RESERVE: Command = Command {
         arg(c"error_rate", Kind::Double),
         arg(c"capacity", Kind::Integer),
         arg(c"span", Kind::Double),
-        // rsbloom's version as its `since`, as KEYED of BF.RESERVE.
-        own(option(c"keyed", Kind::Flag, c"KEYED")),
+        KEYED,
     ],
     acl: Acl::WriteFast,
     family: &FAMILY,

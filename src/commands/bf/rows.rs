@@ -5,8 +5,8 @@
 use super::{add, exists, info, merge, reserve, scandump, transfer, valkey};
 use crate::commands::row::{
     arg, block_option, callback, items, keys, keyword, option, own, Access, Acl, ArgDoc, Arity,
-    Command, CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY, SECRET_CARRIER,
-    SHARD,
+    Command, CommandFamily, Docs, Kind, Since, ITEM, ITEMS_KEYWORD, ITERATOR, KEY, KEYED,
+    SECRET_CARRIER, SHARD,
 };
 use crate::info::BLOOM;
 
@@ -25,7 +25,6 @@ const EXPANSION: ArgDoc = block_option(
 );
 const NONSCALING: ArgDoc = option(c"nonscaling", Kind::Flag, c"NONSCALING");
 // rsbloom's, after RedisBloom's options (docs/commands/bloom.md).
-const KEYED: ArgDoc = own(option(c"keyed", Kind::Flag, c"KEYED"));
 const BLOCKED: ArgDoc = own(option(c"blocked", Kind::Flag, c"BLOCKED"));
 const UNKEYED: ArgDoc = own(option(c"unkeyed", Kind::Flag, c"UNKEYED"));
 const UNBLOCKED: ArgDoc = own(option(c"unblocked", Kind::Flag, c"UNBLOCKED"));

@@ -12,8 +12,9 @@ use rsbloom_test_support as common;
 use common::cluster::{Cluster, ClusterOpts};
 use common::*;
 
-#[test]
-fn python_client_tests_pass_on_a_server_and_a_cluster() {
+/// Runs pytest from the workspace root with redis-py and pytest from `target/redis-py/site`,
+/// these variables and arguments; prints its output, fails unless it passed, returns it.
+fn pytest(vars: &[(&str, String)], args: &[&str]) -> String {
     let root = workspace_root();
     let site = root.join("target/redis-py/site");
     assert!(
@@ -21,26 +22,41 @@ fn python_client_tests_pass_on_a_server_and_a_cluster() {
         "redis-py and pytest are not installed in {}: run `make deps` (tools/redis-py.sh)",
         site.display()
     );
-    let server = Server::start();
-    let cluster = Cluster::start();
-    let seed = cluster.masters()[0].port;
     let out = Command::new("python3")
         .current_dir(&root)
         .env("PYTHONPATH", &site)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("COLUMNS", "200")
-        .env("RSBLOOM_TEST_NODE", format!("127.0.0.1:{}", server.port))
-        .env("RSBLOOM_TEST_CLUSTER", format!("127.0.0.1:{seed}"))
-        .env("RSBLOOM_TEST_PIP", "1")
-        .args(["-m", "pytest", "clients/python/tests", "-q"])
-        .args(["--ignore", "clients/python/tests/test_partition.py"])
-        .args(["-p", "no:cacheprovider", "-rs"])
+        .envs(vars.iter().map(|(k, v)| (k, v)))
+        .args(["-m", "pytest"])
+        .args(args)
+        .args(["-q", "-p", "no:cacheprovider", "-rs"])
         .output()
         .expect("python3 runs");
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     println!("{text}");
     assert!(out.status.success(), "pytest failed (its output is above)");
+    text
+}
+
+#[test]
+fn python_client_tests_pass_on_a_server_and_a_cluster() {
+    let server = Server::start();
+    let cluster = Cluster::start();
+    let seed = cluster.masters()[0].port;
+    let text = pytest(
+        &[
+            ("RSBLOOM_TEST_NODE", format!("127.0.0.1:{}", server.port)),
+            ("RSBLOOM_TEST_CLUSTER", format!("127.0.0.1:{seed}")),
+            ("RSBLOOM_TEST_PIP", "1".to_string()),
+        ],
+        &[
+            "clients/python/tests",
+            "--ignore",
+            "clients/python/tests/test_partition.py",
+        ],
+    );
     let summary = text
         .lines()
         .rev()
@@ -57,44 +73,29 @@ fn python_client_tests_pass_on_a_server_and_a_cluster() {
 /// network namespace of their own (so the nemesis can cut a master off for real).
 #[test]
 fn python_client_keeps_every_acknowledged_item_through_real_partitions() {
-    let root = workspace_root();
     let cluster = Cluster::start_opts(&ClusterOpts {
         netns: true,
         ..ClusterOpts::default()
     });
-    let ports = cluster.live_ports();
-    let hosts: Vec<String> = ports
+    let hosts: Vec<String> = cluster
+        .live_ports()
         .iter()
         .map(|&p| {
             let h = cluster.host_of(p);
             format!("{}={}", h.ip, h.ns)
         })
         .collect();
-    let out = Command::new("python3")
-        .current_dir(&root)
-        .env("PYTHONPATH", root.join("target/redis-py/site"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("COLUMNS", "200")
-        .env(
-            "RSBLOOM_TEST_NETNS_CLUSTER",
-            cluster.address(cluster.masters()[0].port),
-        )
-        .env("RSBLOOM_TEST_NETNS_HOSTS", hosts.join(","))
-        .env("RSBLOOM_TEST_NETNS_CLIENT", cluster.client_ip())
-        .args([
-            "-m",
-            "pytest",
-            "clients/python/tests/test_partition.py",
-            "-q",
-            "-s",
-        ])
-        .args(["-p", "no:cacheprovider", "-rs"])
-        .output()
-        .expect("python3 runs");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    println!("{text}");
-    assert!(out.status.success(), "pytest failed (its output is above)");
+    let text = pytest(
+        &[
+            (
+                "RSBLOOM_TEST_NETNS_CLUSTER",
+                cluster.address(cluster.masters()[0].port),
+            ),
+            ("RSBLOOM_TEST_NETNS_HOSTS", hosts.join(",")),
+            ("RSBLOOM_TEST_NETNS_CLIENT", cluster.client_ip()),
+        ],
+        &["clients/python/tests/test_partition.py", "-s"],
+    );
     assert!(
         text.lines().any(|l| l.contains("1 passed")) && !text.contains("skipped"),
         "the partition test did not run"
