@@ -41,6 +41,7 @@ of a family the module lacks (with RedisBloom: CBF, APBF) print `-`.
 import argparse
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -243,7 +244,9 @@ def measure(server, module, setup, command, n, workdir, module_args=()):
             ["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
             capture_output=True, text=True, check=True).stdout
         for line in annotated.splitlines():
-            if line.rstrip().endswith("]") and ":RedisModuleCommandDispatcher " in line:
+            # Valkey 8+ names it ValkeyModuleCommandDispatcher.
+            if line.rstrip().endswith("]") and re.search(
+                    r":(Redis|Valkey)ModuleCommandDispatcher ", line):
                 dispatch += int(line.split()[0].replace(",", ""))
                 break
     return total / n, dispatch / n

@@ -31,3 +31,11 @@ impl Arg {
         self.0
     }
 }
+
+/// Batches in the core take their items as `AsRef<[u8]>`: the arguments themselves, without
+/// a vector of slices made first.
+impl AsRef<[u8]> for Arg {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}

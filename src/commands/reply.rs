@@ -29,6 +29,9 @@ pub enum Reply {
     Items(Vec<Option<Box<[u8]>>>),
     /// An array of booleans: a batch's answers, without a `Reply` per item.
     Bools(Vec<bool>),
+    /// An array of 0 and 1 integers in either protocol (valkey-bloom's batch answers),
+    /// without a `Reply` per item.
+    Flags(Vec<bool>),
     /// An array of counts (integers, clamped to 2^63 - 1), without a `Reply` per item.
     Counts(Vec<u64>),
     /// An array of doubles (each as [`Reply::Double`]), without a `Reply` per item.
@@ -175,6 +178,12 @@ fn send_with(ctx: &Context, reply: Reply, doubles: &mut Doubles) {
             raw::reply_with_array(ctx.ctx, answers.len() as c_long);
             for b in answers {
                 raw::reply_with_bool(ctx.ctx, b as i32);
+            }
+        }
+        Reply::Flags(flags) => {
+            raw::reply_with_array(ctx.ctx, flags.len() as c_long);
+            for f in flags {
+                raw::reply_with_long_long(ctx.ctx, f as i64);
             }
         }
         Reply::Counts(counts) => {

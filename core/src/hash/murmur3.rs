@@ -34,13 +34,28 @@ pub(super) fn le_word(bytes: &[u8]) -> u64 {
 }
 
 /// Little-endian u64 of up to 8 bytes (missing high bytes are zero). Also MurmurHash64A's
-/// tail reader.
+/// and SipHash's tail reader.
+///
+/// At most two loads that may overlap, not a loop over the bytes: a 4..=7-byte tail is its
+/// first four bytes OR its last four shifted into place (the bytes both cover are the same
+/// bytes at the same places), a 1..=3-byte tail its first, middle and last byte.
 #[inline(always)]
 pub(super) fn le_partial(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |acc, &b| (acc << 8) | b as u64)
+    let n = bytes.len();
+    if n >= 8 {
+        return le_word(&bytes[..8]);
+    }
+    if n >= 4 {
+        let low = u32::from_le_bytes(bytes[..4].try_into().unwrap_or_default()) as u64;
+        let high = u32::from_le_bytes(bytes[n - 4..n].try_into().unwrap_or_default()) as u64;
+        return low | (high << (8 * (n - 4)));
+    }
+    if n == 0 {
+        return 0;
+    }
+    bytes[0] as u64
+        | (bytes[n / 2] as u64) << (8 * (n / 2))
+        | (bytes[n - 1] as u64) << (8 * (n - 1))
 }
 
 /// `(h1, h2)` of `data` with seed 0, as Guava's `hashBytes(...).asBytes()` holds them
@@ -86,6 +101,18 @@ pub fn x64_128(data: &[u8]) -> (u64, u64) {
 mod tests {
     use super::*;
     use crate::testkit::Rng;
+
+    #[test]
+    fn partial_words_are_the_bytes_little_endian_for_every_length_to_8() {
+        let data: Vec<u8> = (0..8u8).map(|i| 0xA1 ^ (i * 37)).collect();
+        for n in 0..=8 {
+            let expected = data[..n]
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (i, &b)| acc | (b as u64) << (8 * i));
+            assert_eq!(le_partial(&data[..n]), expected, "length {n}");
+        }
+    }
 
     /// Every length from 0 to 300 (all tail shapes, several blocks), random bytes.
     #[test]

@@ -8,9 +8,7 @@
 //! capacity of its vector of sub-filters, which depends on how the object was made.
 
 use super::subfilter::{bitmap_bytes, ItemHash, Seed, SubFilter};
-use crate::bloom::batch::{PREFETCH_DISTANCE, PREFETCH_MIN_BYTES};
 use crate::error::{Result, ValkeyError};
-use crate::memory::prefetch::with_ahead;
 
 /// `size_of` valkey-bloom's `BloomObject` (u32, two f64, bool, Vec).
 pub const OBJECT_BYTES: u64 = 48;
@@ -151,7 +149,7 @@ impl ValkeyBloom {
     /// Whether every sub-filter is keyed like the first, as valkey-bloom makes them (only
     /// loaded data can differ). Decided once per command: adds never change it, since a new
     /// sub-filter takes the first one's seed.
-    fn uniform(&self) -> bool {
+    pub(super) fn uniform(&self) -> bool {
         let first = &self.filters[0];
         self.filters.iter().all(|f| f.same_keys(first))
     }
@@ -164,7 +162,7 @@ impl ValkeyBloom {
 
     /// [`exists`](Self::exists), `uniform` being [`uniform`](Self::uniform)`()`; a filter
     /// keyed otherwise hashes the item under each sub-filter's keys, as the crate does.
-    fn exists_one(&self, item: &[u8], uniform: bool) -> bool {
+    pub(super) fn exists_one(&self, item: &[u8], uniform: bool) -> bool {
         if !uniform {
             return self.filters.iter().any(|f| f.check(item));
         }
@@ -177,75 +175,11 @@ impl ValkeyBloom {
     }
 
     /// [`exists_one`](Self::exists_one) with `hash` = [`hash`](Self::hash)`(item)`.
-    fn exists_hashed(&self, item: &[u8], hash: ItemHash, uniform: bool) -> bool {
+    pub(super) fn exists_hashed(&self, item: &[u8], hash: ItemHash, uniform: bool) -> bool {
         match uniform {
             true => self.filters.iter().any(|f| f.check_hashed(hash)),
             false => self.filters.iter().any(|f| f.check(item)),
         }
-    }
-
-    /// Starts loading the item's bit positions in every large sub-filter (of a uniform
-    /// filter: `hash` is every sub-filter's).
-    fn prefetch(&self, hash: ItemHash) {
-        for f in &self.filters {
-            if f.bitmap_bytes() >= PREFETCH_MIN_BYTES {
-                f.prefetch(hash);
-            }
-        }
-    }
-
-    /// Whether each item is in the filter (BF.MEXISTS): every item hashed once, the bit
-    /// positions of the items [`PREFETCH_DISTANCE`] ahead requested before each lookup.
-    pub fn exists_batch(&self, items: &[&[u8]]) -> Vec<bool> {
-        let uniform = self.uniform();
-        // Small sub-filters stay in cache: one lookup after another, each stopping early.
-        if !uniform || !self.has_large() {
-            return items.iter().map(|i| self.exists_one(i, uniform)).collect();
-        }
-        let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
-        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, true);
-        first.iter().for_each(|&h| self.prefetch(h));
-        walk.zip(items)
-            .map(|((hash, ahead), item)| {
-                if let Some(h) = ahead {
-                    self.prefetch(h);
-                }
-                self.exists_hashed(item, hash, true)
-            })
-            .collect()
-    }
-
-    /// [`add`](Self::add) for each item in order (BF.MADD, BF.INSERT), each result to
-    /// `each`, stopping after the first error; prefetching as [`exists_batch`](Self::exists_batch).
-    pub fn add_batch(
-        &mut self,
-        items: &[&[u8]],
-        limit: Option<u64>,
-        mut each: impl FnMut(Result<bool>),
-    ) {
-        let uniform = self.uniform();
-        let hashes: Vec<ItemHash> = items.iter().map(|i| self.hash(i)).collect();
-        let ahead = uniform && self.has_large();
-        let (first, walk) = with_ahead(&hashes, PREFETCH_DISTANCE, ahead);
-        first.iter().for_each(|&h| self.prefetch(h));
-        for ((hash, next), item) in walk.zip(items) {
-            if let Some(h) = next {
-                self.prefetch(h);
-            }
-            let result = self.add_hashed(item, hash, uniform, limit);
-            let stop = result.is_err();
-            each(result);
-            if stop {
-                break;
-            }
-        }
-    }
-
-    /// Whether any sub-filter is big enough for prefetching to pay.
-    fn has_large(&self) -> bool {
-        self.filters
-            .iter()
-            .any(|f| f.bitmap_bytes() >= PREFETCH_MIN_BYTES)
     }
 
     /// Items added (earlier sub-filters count as full), wrapping as valkey-bloom's i64 sum.
@@ -285,26 +219,43 @@ impl ValkeyBloom {
 
     /// [`add`](Self::add) with `hash` = [`hash`](Self::hash)`(item)` and `uniform` =
     /// [`uniform`](Self::uniform)`()`.
-    fn add_hashed(
+    pub(super) fn add_hashed(
         &mut self,
         item: &[u8],
         hash: ItemHash,
         uniform: bool,
         limit: Option<u64>,
     ) -> Result<bool> {
-        if self.exists_hashed(item, hash, uniform) {
-            return Ok(false);
-        }
         let count = self.filters.len();
-        let last = self.filters.last_mut().expect("at least one sub-filter");
-        if last.num_items < last.capacity {
-            match uniform {
-                true => last.set_hashed(hash),
-                false => last.set(item),
+        if uniform {
+            let (last, earlier) = self.filters.split_last_mut().expect("a sub-filter");
+            if earlier.iter().any(|f| f.check_hashed(hash)) {
+                return Ok(false);
             }
-            last.num_items += 1;
-            return Ok(true);
+            // Setting the bits of an item the last sub-filter has already changes nothing:
+            // one pass over its bit positions both checks and sets.
+            if last.num_items < last.capacity {
+                if last.test_and_set(hash) {
+                    return Ok(false);
+                }
+                last.num_items += 1;
+                return Ok(true);
+            }
+            if last.check_hashed(hash) {
+                return Ok(false);
+            }
+        } else {
+            if self.exists_hashed(item, hash, uniform) {
+                return Ok(false);
+            }
+            let last = self.filters.last_mut().expect("at least one sub-filter");
+            if last.num_items < last.capacity {
+                last.set(item);
+                last.num_items += 1;
+                return Ok(true);
+            }
         }
+        let last = self.filters.last().expect("at least one sub-filter");
         if self.expansion == 0 {
             return Err(ValkeyError::NonScalingFull.into());
         }

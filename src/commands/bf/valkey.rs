@@ -137,8 +137,7 @@ fn add_items(
     mut each: impl FnMut(Result<bool>),
 ) -> (usize, bool) {
     let (mut done, mut added) = (0, false);
-    let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
-    bloom.add_batch(&items, limit, |result| {
+    bloom.add_batch(items, limit, |result| {
         if let Ok(a) = result {
             added |= a;
             done += 1;
@@ -221,11 +220,21 @@ fn madd_from(
     shape: &dyn Fn() -> Result<Shape>,
     nocreate: bool,
 ) -> Result<Reply> {
-    let mut replies = Vec::new();
-    add_items_to(call, key, first_item, shape, nocreate, |r| {
-        replies.push(int(r))
+    // Answers as flags until an error ends them (most batches): no `Reply` per item.
+    let mut added = Vec::with_capacity(call.args.len().saturating_sub(first_item));
+    let mut error = None;
+    add_items_to(call, key, first_item, shape, nocreate, |r| match r {
+        Ok(a) => added.push(a),
+        Err(e) => error = Some(e),
     })?;
-    Ok(Reply::Array(replies))
+    Ok(match error {
+        None => Reply::Flags(added),
+        Some(e) => {
+            let mut replies: Vec<Reply> = added.into_iter().map(|a| Reply::Int(a as i64)).collect();
+            replies.push(Reply::Error(e));
+            Reply::Array(replies)
+        }
+    })
 }
 
 /// BF.EXISTS in valkey-bloom's dialect: WRONGTYPE on a key of another type (RedisBloom's
@@ -241,12 +250,8 @@ pub fn exists(call: &Call, key: &BloomKey) -> Result<Reply> {
 pub fn mexists(call: &Call, key: &BloomKey) -> Result<Reply> {
     let items = &call.args[2..];
     Ok(match key.read::<ValkeyBloom>()? {
-        Some(b) => {
-            let items: Vec<&[u8]> = items.iter().map(Arg::as_slice).collect();
-            let found = b.exists_batch(&items);
-            Reply::Array(found.into_iter().map(|f| Reply::Int(f as i64)).collect())
-        }
-        None => Reply::Array(items.iter().map(|_| Reply::Int(0)).collect()),
+        Some(b) => Reply::Flags(b.exists_batch(items)),
+        None => Reply::Flags(vec![false; items.len()]),
     })
 }
 
