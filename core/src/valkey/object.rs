@@ -132,6 +132,14 @@ impl ValkeyBloom {
         &self.filters
     }
 
+    /// The only sub-filter, while there is one (a batch's path for the common case).
+    pub(super) fn only_mut(&mut self) -> Option<&mut SubFilter> {
+        match self.filters.as_mut_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
     pub fn seed(&self) -> Seed {
         self.filters[0].seed()
     }

@@ -157,6 +157,44 @@ impl SubFilter {
         all
     }
 
+    /// The item's bit positions written to `out` when k is at most its length (then
+    /// `Some(k)`), for a batch that requests their lines and later sets them without
+    /// computing them twice.
+    #[inline]
+    pub fn positions(&self, hash: ItemHash, out: &mut [usize]) -> Option<usize> {
+        let k = self.k as usize;
+        let out = out.get_mut(..k)?;
+        let mut at = 0;
+        self.probes_while(hash, |p| {
+            out[at] = p;
+            at += 1;
+            true
+        });
+        Some(k)
+    }
+
+    /// Starts loading the cache lines of `positions` (from [`positions`](Self::positions)).
+    #[inline]
+    pub fn prefetch_positions(&self, positions: &[usize]) {
+        let bits = &self.raw[HEADER_BYTES..];
+        for &p in positions {
+            prefetch(bits, p / 8);
+        }
+    }
+
+    /// [`test_and_set`](Self::test_and_set) of an item's `positions`.
+    #[inline]
+    pub fn test_and_set_positions(&mut self, positions: &[usize]) -> bool {
+        let bits = &mut self.raw[HEADER_BYTES..];
+        let mut all = true;
+        for &p in positions {
+            let (byte, mask) = (&mut bits[p / 8], 1 << (p % 8));
+            all &= *byte & mask != 0;
+            *byte |= mask;
+        }
+        all
+    }
+
     /// Starts loading the cache lines of the item's bit positions (a batch does this a few
     /// items ahead, so the misses of a large sub-filter overlap).
     #[inline]

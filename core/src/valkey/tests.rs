@@ -4,7 +4,8 @@
 use super::load_blob;
 use super::object::{fp_rate_at, Shape, ValkeyBloom, CRATE_BLOOM_BYTES, FIXED_SEED};
 use super::rdb;
-use super::subfilter::{SubFilter, HEADER_BYTES};
+use super::subfilter::{bitmap_bytes, SubFilter, HEADER_BYTES};
+use crate::bloom::batch::PREFETCH_MIN_BYTES;
 use crate::error::{Error, ValkeyError};
 use crate::fields::{Reader, Writer};
 use crate::testkit::Rng;
@@ -529,4 +530,41 @@ fn a_sub_filter_keyed_otherwise_is_still_found() {
     }
     let refs: Vec<&[u8]> = fresh.iter().map(Vec::as_slice).collect();
     assert!(other.exists_batch(&refs).iter().all(|&x| x));
+}
+
+#[test]
+fn batches_on_a_large_sub_filter_fill_it_scale_and_answer_as_single_adds() {
+    // One sub-filter past the prefetch threshold, 40 items short of its capacity: a batch of
+    // 100 fills it on the path that keeps bit positions, scales mid-batch and goes on in the
+    // general path; with k 20 (above what that path keeps) every add takes the general one.
+    // Either way, the bytes and answers of one add after another.
+    let mut rng = Rng::new(0xf111);
+    for (k, fp) in [(7u32, 0.01f64), (20, 0.000_001)] {
+        let capacity = 2_000_000i64;
+        let bits_bytes = bitmap_bytes(capacity as u64, fp) as usize;
+        let mut blob = one_filter_blob(bits_bytes, capacity, capacity - 40, 0.5);
+        // The sub-filter's k (after the object header, the count, the length, the version
+        // and the bit array's length) and its error rate, as this k's filter records them.
+        blob[1 + 4..1 + 12].copy_from_slice(&fp.to_le_bytes());
+        let k_at = 1 + 4 + 8 + 8 + 1 + 8 + 8 + 1 + 8;
+        blob[k_at..k_at + 4].copy_from_slice(&k.to_le_bytes());
+        let mut one = load_blob::decode(&blob, None).unwrap();
+        assert_eq!(one.filters()[0].k(), k);
+        assert!(one.filters()[0].bitmap_bytes() >= PREFETCH_MIN_BYTES);
+        let mut batch = one.clone();
+        let mut added = items(&mut rng, 300);
+        added.push(added[10].clone());
+        let singles: Vec<bool> = added.iter().map(|i| one.add(i, None).unwrap()).collect();
+        let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
+        let mut batched = Vec::new();
+        for chunk in refs.chunks(100) {
+            batch.add_batch(chunk, None, |r| batched.push(r.unwrap()));
+        }
+        assert_eq!(batched, singles);
+        assert!(!singles[300], "the repeated item is found");
+        assert_eq!(batch.filters().len(), 2, "scaled once");
+        assert_eq!(batch, one);
+        let found = batch.exists_batch(&refs);
+        assert!(found.iter().all(|&f| f));
+    }
 }
