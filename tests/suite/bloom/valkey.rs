@@ -7,6 +7,7 @@ use rsbloom_test_support as common;
 
 use bloomfilter::Bloom;
 use common::hostile::Rng;
+use common::raw_resp::RawConn;
 use common::rdb::*;
 use common::*;
 use redis::{Connection, Value};
@@ -540,4 +541,72 @@ fn hostile_restore_payloads_are_refused_and_the_server_lives() {
         raw(&mut c, &["BF.ADD", "m", "x"]);
     }
     assert_eq!(as_text(&raw(&mut c, &["PING"])), "PONG");
+}
+
+/// `bloomfltr` batches on a sub-filter past the prefetch threshold (2 MiB of bits) take the
+/// batch paths (probe 0 first for lookups, bit positions kept between request and write for
+/// adds): their answers are those of one command per item, and integers in RESP3 as in RESP2
+/// (valkey-bloom's replies), on every server.
+#[test]
+fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
+    let mut s = Server::start_with(ServerOpts::module_args(&[
+        "new-filter-format",
+        "valkey",
+        "bloom-use-random-seed",
+        "no",
+    ]));
+    let mut c = s.conn();
+    expect_ok(&mut c, &["BF.RESERVE", "big", "0.01", "2000000"]);
+    expect_ok(&mut c, &["BF.RESERVE", "twin", "0.01", "2000000"]);
+    let mut rng = Rng::new(0xb16);
+    let added = items(&mut rng, 300);
+    let absent = items(&mut rng, 300);
+    let mut resp3 = RawConn::connect_resp3(s.port);
+    for chunk in added.chunks(100) {
+        let mut args: Vec<&[u8]> = vec![b"BF.MADD", b"big"];
+        args.extend(chunk.iter().map(Vec::as_slice));
+        let batch = as_ints(&int_args(&mut c, &args));
+        let singles: Vec<i64> = chunk
+            .iter()
+            .map(|i| as_int(&int_args(&mut c, &[b"BF.ADD", b"twin", i])))
+            .collect();
+        assert_eq!(batch, singles);
+        args[1] = b"twin";
+        let again = resp3.send(&args);
+        assert_eq!(
+            again,
+            format!("*{}\r\n{}", chunk.len(), ":0\r\n".repeat(chunk.len())).into_bytes()
+        );
+    }
+    // One seed for both (the fixed one): the same items leave the same bytes.
+    assert!(
+        dump(&mut c, "big") == dump(&mut c, "twin"),
+        "batched and single adds differ"
+    );
+    let mut probe: Vec<Vec<u8>> = absent.clone();
+    probe.extend(added.iter().cloned());
+    for chunk in probe.chunks(150) {
+        let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", b"big"];
+        args.extend(chunk.iter().map(Vec::as_slice));
+        let batch = as_ints(&int_args(&mut c, &args));
+        let singles: Vec<i64> = chunk
+            .iter()
+            .map(|i| as_int(&int_args(&mut c, &[b"BF.EXISTS", b"big", i])))
+            .collect();
+        assert_eq!(batch, singles);
+        let expected: String = singles.iter().map(|f| format!(":{f}\r\n")).collect();
+        assert_eq!(
+            resp3.send(&args),
+            format!("*{}\r\n{expected}", chunk.len()).into_bytes()
+        );
+    }
+    let found: i64 = as_ints(&int_args(&mut c, &{
+        let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", b"big"];
+        args.extend(added.iter().map(Vec::as_slice));
+        args
+    }))
+    .iter()
+    .sum();
+    assert_eq!(found, 300, "every added item is found");
+    s.assert_alive();
 }
