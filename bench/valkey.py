@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""valkey-bloom beside rsbloom on Valkey 9.1: ops/s of each workload, three ways.
+"""valkey-bloom beside rsbloom on Valkey 9.1: each workload's ops/s, server CPU per command
+and time in the command, three ways.
 
   valkey-bloom      valkey-bloom's own module (its .so, built from its tree)
   rsbloom bloomfltr rsbloom loaded with `new-filter-format valkey`: keys of valkey-bloom's type
@@ -8,8 +9,16 @@
 Each server runs on 127.0.0.1 with persistence off; each workload creates its key fresh
 (capacity 1,000,000 at 0.01, then 200,000 items so lookups hit a filled filter) and runs
 `redis-benchmark -c 4` (random items from `__rand_int__`); rounds interleave the three
-servers and the medians and ratios to valkey-bloom are printed. Timings swing 20-40 % here:
-read the ratios, and back them with instruction counts (bench/callgrind.py --module ...).
+servers and the medians and ratios to valkey-bloom are printed, in three tables:
+
+  ops/s         what redis-benchmark reached; on a machine whose cores the client shares
+                (2 here), the client's own work caps it and pulls every ratio toward 1
+  CPU us / op   the server's CPU time (INFO cpu, user + sys, every thread) over the run,
+                per command: what the server spent, whatever the client did
+  us / call     INFO commandstats' usec_per_call: the time inside the command
+
+Timings swing 20-40 % here: read the ratios, and back them with instruction counts
+(bench/callgrind.py --module ...).
 
 valkey-bloom's .so is not in this repository (CI cannot fetch): fetch valkey-io/valkey-bloom
 (measured: unstable at 8077d58, reachable as the fork rlunar/valkey-bloom), run
@@ -50,13 +59,56 @@ def prepare(port):
     c.close()
 
 
+def info_fields(port, section):
+    c = Conn(port)
+    text = c.send(["INFO", section]).decode()
+    c.close()
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+def server_cpu(port):
+    f = info_fields(port, "cpu")
+    return float(f["used_cpu_user"]) + float(f["used_cpu_sys"])
+
+
+def usec_per_call(port, command):
+    """usec_per_call of `command` (its stat's name in either case: valkey-bloom's BF.ADD or
+    rsbloom's bf.add)."""
+    for name, value in info_fields(port, "commandstats").items():
+        if name.lower() == "cmdstat_" + command.lower():
+            return float(re.search(r"usec_per_call=([0-9.]+)", value).group(1))
+    raise KeyError(command)
+
+
 def run(port, args, pipeline, n):
+    """ops/s, server CPU us per command, us per call of one redis-benchmark run."""
+    c = Conn(port)
+    c.send(["CONFIG", "RESETSTAT"])
+    c.close()
+    cpu = server_cpu(port)
     out = subprocess.run(
         [BENCH, "-h", "127.0.0.1", "-p", str(port), "-c", "4", "-n", str(n), "-r", "100000000",
          "-P", str(pipeline), "-q", "--csv"] + args,
         capture_output=True, text=True, check=True).stdout
+    cpu = server_cpu(port) - cpu
     rows = [line for line in out.splitlines() if line and not line.startswith('"test"')]
-    return float(re.findall(r'"([0-9.]+)"', rows[-1])[0])
+    ops = float(re.findall(r'"([0-9.]+)"', rows[-1])[0])
+    return ops, cpu * 1e6 / n, usec_per_call(port, args[0])
+
+
+def table(title, setups, results, index, higher_is_better):
+    print(f"\n{title}\n")
+    print("| workload | " + " | ".join(s for s, _, _ in setups) + " |")
+    print("|---|" + "---|" * len(setups))
+    for w, _, _ in WORKLOADS:
+        base = statistics.median(r[index] for r in results[(w, "valkey-bloom")])
+        cells = []
+        for s, _, _ in setups:
+            m = statistics.median(r[index] for r in results[(w, s)])
+            ratio = m / base if higher_is_better else base / m
+            text = f"{m:,.0f}" if m >= 100 else f"{m:.2f}"
+            cells.append(text + ("" if s == "valkey-bloom" else f" ({ratio:.2f}x)"))
+        print(f"| {w} | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -83,15 +135,10 @@ def main():
                 for s, _, _ in setups:
                     prepare(servers[s].port)
                     results[(w, s)].append(run(servers[s].port, args, pipeline, n))
-        print("| workload | " + " | ".join(s for s, _, _ in setups) + " |")
-        print("|---|" + "---|" * len(setups))
-        for w, _, _ in WORKLOADS:
-            base = statistics.median(results[(w, "valkey-bloom")])
-            cells = []
-            for s, _, _ in setups:
-                m = statistics.median(results[(w, s)])
-                cells.append(f"{m:,.0f}" + ("" if s == "valkey-bloom" else f" ({m / base:.2f}x)"))
-            print(f"| {w} | " + " | ".join(cells) + " |")
+        # Ratios are valkey-bloom's cost over the other's: above 1 is faster.
+        table("ops/s", setups, results, 0, True)
+        table("server CPU us per command", setups, results, 1, False)
+        table("us per call (INFO commandstats)", setups, results, 2, False)
     finally:
         for srv in servers.values():
             srv.stop()
