@@ -13,7 +13,8 @@ how many commands one read brings: +-3 %). The keys are 10,000,000-item filters 
 items distinct, as in bench/e2e.py.
 
 Rows: BF.ADD, BF.EXISTS, CF.ADD, CF.EXISTS, CF.COUNT and CF.DEL (of present items), BF.MADD
-x100, BF.MEXISTS x100; BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on KEYED
+x100, BF.MEXISTS x100 (of absent items, and `filled`: of present ones), both x100 on a
+1M filter holding 200,000 items (`small`: bench/valkey.py's); BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on KEYED
 and on BLOCKED filters (labels `... keyed`, `... blocked`) and on shards routed by key slot
 and by keyed routing (`... shard`, `... shard keyed`); APBF.ADD (COUNT and TIME windows, and a TIME window in a burst of ten
 times its capacity: its burst layers' path; a TIME window's add that moves its clock is
@@ -86,6 +87,11 @@ BF_FILLED = [["BF.RESERVE", "k", "0.01", "10000000"]] + [
 APBF_FILLED = [["APBF.RESERVE", "k", "COUNT", "0.01", "10000000"]] + [
     ["APBF.MADD", "k"] + [f"item:{j}" for j in range(b, b + 1000)] for b in range(0, 20000, 1000)]
 
+# bench/valkey.py's filter: 1M items at 1 % (1.2 MB of bits, below the batches' 2 MiB
+# prefetch threshold) holding 200,000 (fill:0 .. fill:199999).
+BF_SMALL = [["BF.RESERVE", "k", "0.01", "1000000"]] + [
+    ["BF.MADD", "k"] + [f"fill:{j}" for j in range(b, b + 1000)] for b in range(0, 200000, 1000)]
+
 
 def variant_rows(opts, tag=None):
     """BF.ADD, BF.EXISTS of present items, BF.MADD and BF.MEXISTS x100 on a 10M filter made
@@ -116,6 +122,14 @@ COMMANDS = [
     ("BF.MADD x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
      lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     ("BF.MEXISTS x100", [["BF.RESERVE", "k", "0.01", "10000000"]],
+     lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    # Lookups of present items (every probe read) on the 10M filter, and batches on
+    # bench/valkey.py's smaller, partly filled filter (lookups of absent items).
+    ("BF.MEXISTS x100 filled", BF_FILLED,
+     lambda i: ["BF.MEXISTS", "k"] + [f"item:{(i * BATCH + j) % 20000}" for j in range(BATCH)]),
+    ("BF.MADD x100 small", BF_SMALL,
+     lambda i: ["BF.MADD", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
+    ("BF.MEXISTS x100 small", BF_SMALL,
      lambda i: ["BF.MEXISTS", "k"] + [f"item:{i}:{j}" for j in range(BATCH)]),
     # The same on KEYED (SipHash-1-3 under the filter's secret) and BLOCKED (one 512-bit block
     # per item) filters of rsbloom's own format: what each costs beside the plain rows above.

@@ -7,7 +7,8 @@ and time in the command, three ways.
   rsbloom own       rsbloom with its defaults: its own Bloom type (RSbloom--)
 
 Each server runs on 127.0.0.1 with persistence off; each workload creates its key fresh
-(capacity 1,000,000 at 0.01, then 200,000 items so lookups hit a filled filter) and runs
+(capacity 1,000,000 at 0.01, then 200,000 items so lookups hit a filled filter; `present`
+looks those items up, the other lookups miss) and runs
 `redis-benchmark -c 4` (random items from `__rand_int__`); rounds interleave the three
 servers and the medians and ratios to valkey-bloom are printed, in three tables:
 
@@ -40,13 +41,20 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "vectors"))
 from rawresp import Conn, Server, read_env  # noqa: E402
 
 BENCH = "redis-benchmark"
-ITEMS = " ".join(f"i__rand_int__{j}" for j in range(100))
+ITEMS = [f"i__rand_int__{j}" for j in range(100)]
+FILL = 200_000
+# redis-benchmark writes __rand_int__ as 12 digits below -r: `fill__rand_int__` under
+# -r FILL names an item the filter holds.
+PRESENT = ["fill__rand_int__"] * 100
+ANY = 100_000_000
+# (label, command, pipeline, -r)
 WORKLOADS = [
-    ("BF.ADD", ["BF.ADD", "k", "i__rand_int__"], 1),
-    ("BF.ADD, pipelined 32", ["BF.ADD", "k", "i__rand_int__"], 32),
-    ("BF.EXISTS", ["BF.EXISTS", "k", "i__rand_int__"], 1),
-    ("BF.MADD x100", ["BF.MADD", "k"] + ITEMS.split(), 1),
-    ("BF.MEXISTS x100", ["BF.MEXISTS", "k"] + ITEMS.split(), 1),
+    ("BF.ADD", ["BF.ADD", "k", "i__rand_int__"], 1, ANY),
+    ("BF.ADD, pipelined 32", ["BF.ADD", "k", "i__rand_int__"], 32, ANY),
+    ("BF.EXISTS", ["BF.EXISTS", "k", "i__rand_int__"], 1, ANY),
+    ("BF.MADD x100", ["BF.MADD", "k"] + ITEMS, 1, ANY),
+    ("BF.MEXISTS x100", ["BF.MEXISTS", "k"] + ITEMS, 1, ANY),
+    ("BF.MEXISTS x100, present", ["BF.MEXISTS", "k"] + PRESENT, 1, FILL),
 ]
 
 
@@ -54,8 +62,8 @@ def prepare(port):
     c = Conn(port)
     c.send(["FLUSHALL"])
     assert c.send(["BF.RESERVE", "k", "0.01", "1000000"]) == b"+OK\r\n"
-    for start in range(0, 200_000, 1000):
-        c.send(["BF.MADD", "k"] + [f"fill{i}" for i in range(start, start + 1000)])
+    for start in range(0, FILL, 1000):
+        c.send(["BF.MADD", "k"] + [f"fill{i:012d}" for i in range(start, start + 1000)])
     c.close()
 
 
@@ -80,14 +88,14 @@ def usec_per_call(port, command):
     raise KeyError(command)
 
 
-def run(port, args, pipeline, n):
+def run(port, args, pipeline, n, spread):
     """ops/s, server CPU us per command, us per call of one redis-benchmark run."""
     c = Conn(port)
     c.send(["CONFIG", "RESETSTAT"])
     c.close()
     cpu = server_cpu(port)
     out = subprocess.run(
-        [BENCH, "-h", "127.0.0.1", "-p", str(port), "-c", "4", "-n", str(n), "-r", "100000000",
+        [BENCH, "-h", "127.0.0.1", "-p", str(port), "-c", "4", "-n", str(n), "-r", str(spread),
          "-P", str(pipeline), "-q", "--csv"] + args,
         capture_output=True, text=True, check=True).stdout
     cpu = server_cpu(port) - cpu
@@ -100,7 +108,7 @@ def table(title, setups, results, index, higher_is_better):
     print(f"\n{title}\n")
     print("| workload | " + " | ".join(s for s, _, _ in setups) + " |")
     print("|---|" + "---|" * len(setups))
-    for w, _, _ in WORKLOADS:
+    for w, *_ in WORKLOADS:
         base = statistics.median(r[index] for r in results[(w, "valkey-bloom")])
         cells = []
         for s, _, _ in setups:
@@ -128,13 +136,13 @@ def main():
         for name, module, args in setups:
             # Words after the module path are its load arguments.
             servers[name] = Server(binary, module, extra=args)
-        results = {(w, s): [] for w, _, _ in WORKLOADS for s, _, _ in setups}
+        results = {(w, s): [] for w, *_ in WORKLOADS for s, _, _ in setups}
         for r in range(a.rounds):
-            for w, args, pipeline in WORKLOADS:
+            for w, args, pipeline, spread in WORKLOADS:
                 n = a.n // 10 if "x100" in w else a.n
                 for s, _, _ in setups:
                     prepare(servers[s].port)
-                    results[(w, s)].append(run(servers[s].port, args, pipeline, n))
+                    results[(w, s)].append(run(servers[s].port, args, pipeline, n, spread))
         # Ratios are valkey-bloom's cost over the other's: above 1 is faster.
         table("ops/s", setups, results, 0, True)
         table("server CPU us per command", setups, results, 1, False)

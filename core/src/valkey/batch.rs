@@ -27,7 +27,8 @@ impl ValkeyBloom {
     /// an item whose probe 0 is clear everywhere is absent there, after one SipHash call (most
     /// absent items, as in the crate valkey-bloom checks with). The others get their second
     /// half and every bit position requested, and are checked in the second pass, by when
-    /// their lines have had the rest of the first pass to arrive.
+    /// their lines have had the rest of the first pass to arrive. On a filter of one
+    /// sub-filter their bit positions are kept from the request to the check.
     pub fn exists_batch<T: AsRef<[u8]>>(&self, items: &[T]) -> Vec<bool> {
         let uniform = self.uniform();
         // Small sub-filters stay in cache: one lookup after another, each stopping early.
@@ -42,22 +43,36 @@ impl ValkeyBloom {
             .iter()
             .map(|i| ItemHash::first_half(first, i.as_ref()))
             .collect();
+        let k = first.k() as usize;
+        let kept = self.filters().len() == 1 && k <= MAX_CACHED_K;
         let mut found = vec![false; items.len()];
         let mut pending: SmallVec<[(usize, ItemHash); INLINE]> = SmallVec::new();
+        let mut positions: SmallVec<[usize; 8 * INLINE]> = SmallVec::new();
         let (ahead, walk) = with_ahead(&firsts, PREFETCH_DISTANCE, true);
         ahead.iter().for_each(|&h0| self.prefetch_first(h0));
         for (at, ((h0, next), item)) in walk.zip(items).enumerate() {
             if let Some(h0) = next {
                 self.prefetch_first(h0);
             }
-            if self.filters().iter().any(|f| f.first_probe_set(h0)) {
-                let hash = ItemHash::completed(first, item.as_ref(), h0);
-                self.prefetch(hash);
-                pending.push((at, hash));
+            if !self.filters().iter().any(|f| f.first_probe_set(h0)) {
+                continue;
             }
+            let hash = ItemHash::completed(first, item.as_ref(), h0);
+            if kept {
+                let from = positions.len();
+                positions.resize(from + k, 0);
+                first.positions(hash, &mut positions[from..]);
+                first.prefetch_positions(&positions[from..]);
+            } else {
+                self.prefetch(hash);
+            }
+            pending.push((at, hash));
         }
-        for (at, hash) in pending {
-            found[at] = self.exists_hashed(items[at].as_ref(), hash, true);
+        for (n, &(at, hash)) in pending.iter().enumerate() {
+            found[at] = match kept {
+                true => first.all_set(&positions[n * k..(n + 1) * k]),
+                false => self.filters().iter().any(|f| f.check_hashed(hash)),
+            };
         }
         found
     }
@@ -72,11 +87,15 @@ impl ValkeyBloom {
         limit: Option<u64>,
         mut each: impl FnMut(Result<bool>),
     ) {
+        // One item (BF.ADD) has nothing to request ahead of, nor scratch to fill.
+        if let [item] = items {
+            each(self.add(item.as_ref(), limit));
+            return;
+        }
         let uniform = self.uniform();
         let hashes: SmallVec<[ItemHash; INLINE]> =
             items.iter().map(|i| self.hash(i.as_ref())).collect();
-        // One item (BF.ADD) has nothing to request ahead of.
-        let ahead = uniform && items.len() > 1 && self.has_large();
+        let ahead = uniform && self.has_large();
         let start = match ahead {
             true => self.add_to_only(&hashes, &mut each),
             false => 0,
@@ -88,7 +107,10 @@ impl ValkeyBloom {
             if let Some(h) = next {
                 self.prefetch(h);
             }
-            let result = self.add_hashed(item.as_ref(), hash, uniform, limit);
+            let result = match uniform {
+                true => self.add_uniform(hash, limit),
+                false => self.add_keyed_otherwise(item.as_ref(), hash, limit),
+            };
             let stop = result.is_err();
             each(result);
             if stop {

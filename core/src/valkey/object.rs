@@ -179,15 +179,8 @@ impl ValkeyBloom {
         if self.filters.iter().all(|f| !f.first_probe_set(h0)) {
             return false;
         }
-        self.exists_hashed(item, ItemHash::completed(first, item, h0), true)
-    }
-
-    /// [`exists_one`](Self::exists_one) with `hash` = [`hash`](Self::hash)`(item)`.
-    pub(super) fn exists_hashed(&self, item: &[u8], hash: ItemHash, uniform: bool) -> bool {
-        match uniform {
-            true => self.filters.iter().any(|f| f.check_hashed(hash)),
-            false => self.filters.iter().any(|f| f.check(item)),
-        }
+        let hash = ItemHash::completed(first, item, h0);
+        self.filters.iter().any(|f| f.check_hashed(hash))
     }
 
     /// Items added (earlier sub-filters count as full), wrapping as valkey-bloom's i64 sum.
@@ -222,47 +215,59 @@ impl ValkeyBloom {
     /// Adds `item`: Ok(true) when added, Ok(false) when some sub-filter already has it.
     /// `limit` is the memory limit for a client's write, None for a replicated one.
     pub fn add(&mut self, item: &[u8], limit: Option<u64>) -> Result<bool> {
-        self.add_hashed(item, self.hash(item), self.uniform(), limit)
+        let hash = self.hash(item);
+        match self.uniform() {
+            true => self.add_uniform(hash, limit),
+            false => self.add_keyed_otherwise(item, hash, limit),
+        }
     }
 
-    /// [`add`](Self::add) with `hash` = [`hash`](Self::hash)`(item)` and `uniform` =
-    /// [`uniform`](Self::uniform)`()`.
-    pub(super) fn add_hashed(
+    /// [`add`](Self::add) to a [`uniform`](Self::uniform) filter, `hash` being the item's
+    /// (every sub-filter's, so the item's bytes are not needed).
+    pub(super) fn add_uniform(&mut self, hash: ItemHash, limit: Option<u64>) -> Result<bool> {
+        let (last, earlier) = self.filters.split_last_mut().expect("a sub-filter");
+        if earlier.iter().any(|f| f.check_hashed(hash)) {
+            return Ok(false);
+        }
+        // Setting the bits of an item the last sub-filter has already changes nothing: one
+        // pass over its bit positions both checks and sets.
+        if last.num_items < last.capacity {
+            if last.test_and_set(hash) {
+                return Ok(false);
+            }
+            last.num_items += 1;
+            return Ok(true);
+        }
+        if last.check_hashed(hash) {
+            return Ok(false);
+        }
+        self.scale_with(hash, limit)
+    }
+
+    /// [`add`](Self::add) to a filter keyed otherwise (only loaded data): each sub-filter
+    /// hashes the item under its own keys; `hash` is the item's under the first one's.
+    pub(super) fn add_keyed_otherwise(
         &mut self,
         item: &[u8],
         hash: ItemHash,
-        uniform: bool,
         limit: Option<u64>,
     ) -> Result<bool> {
-        let count = self.filters.len();
-        if uniform {
-            let (last, earlier) = self.filters.split_last_mut().expect("a sub-filter");
-            if earlier.iter().any(|f| f.check_hashed(hash)) {
-                return Ok(false);
-            }
-            // Setting the bits of an item the last sub-filter has already changes nothing:
-            // one pass over its bit positions both checks and sets.
-            if last.num_items < last.capacity {
-                if last.test_and_set(hash) {
-                    return Ok(false);
-                }
-                last.num_items += 1;
-                return Ok(true);
-            }
-            if last.check_hashed(hash) {
-                return Ok(false);
-            }
-        } else {
-            if self.exists_hashed(item, hash, uniform) {
-                return Ok(false);
-            }
-            let last = self.filters.last_mut().expect("at least one sub-filter");
-            if last.num_items < last.capacity {
-                last.set(item);
-                last.num_items += 1;
-                return Ok(true);
-            }
+        if self.filters.iter().any(|f| f.check(item)) {
+            return Ok(false);
         }
+        let last = self.filters.last_mut().expect("at least one sub-filter");
+        if last.num_items < last.capacity {
+            last.set(item);
+            last.num_items += 1;
+            return Ok(true);
+        }
+        self.scale_with(hash, limit)
+    }
+
+    /// A new sub-filter holding the item (`hash` under the first sub-filter's keys, which
+    /// the new one takes), when the last one is full and the rules allow one.
+    fn scale_with(&mut self, hash: ItemHash, limit: Option<u64>) -> Result<bool> {
+        let count = self.filters.len();
         let last = self.filters.last().expect("at least one sub-filter");
         if self.expansion == 0 {
             return Err(ValkeyError::NonScalingFull.into());

@@ -182,6 +182,13 @@ impl SubFilter {
         }
     }
 
+    /// Whether every one of an item's `positions` is set ([`check`](Self::check) of them).
+    #[inline]
+    pub fn all_set(&self, positions: &[usize]) -> bool {
+        let bits = &self.raw[HEADER_BYTES..];
+        positions.iter().all(|&p| bits[p / 8] & (1 << (p % 8)) != 0)
+    }
+
     /// [`test_and_set`](Self::test_and_set) of an item's `positions`.
     #[inline]
     pub fn test_and_set_positions(&mut self, positions: &[usize]) -> bool {
