@@ -30,25 +30,26 @@ impl ValkeyBloom {
     /// their lines have had the rest of the first pass to arrive. On a filter of one
     /// sub-filter their bit positions are kept from the request to the check.
     pub fn exists_batch<T: AsRef<[u8]>>(&self, items: &[T]) -> Vec<bool> {
-        let uniform = self.uniform();
-        // Small sub-filters stay in cache: one lookup after another, each stopping early.
-        if !uniform || !self.has_large() {
+        if !self.uniform() {
             return items
                 .iter()
-                .map(|i| self.exists_one(i.as_ref(), uniform))
+                .map(|i| self.exists_one(i.as_ref(), false))
                 .collect();
         }
+        // Small sub-filters stay in cache: nothing is requested ahead, an item is checked
+        // once its probe 0 is found set.
+        let large = self.has_large();
         let first = &self.filters()[0];
         let firsts: SmallVec<[u64; INLINE]> = items
             .iter()
             .map(|i| ItemHash::first_half(first, i.as_ref()))
             .collect();
         let k = first.k() as usize;
-        let kept = self.filters().len() == 1 && k <= MAX_CACHED_K;
+        let kept = large && self.filters().len() == 1 && k <= MAX_CACHED_K;
         let mut found = vec![false; items.len()];
         let mut pending: SmallVec<[(usize, ItemHash); INLINE]> = SmallVec::new();
         let mut positions: SmallVec<[usize; 8 * INLINE]> = SmallVec::new();
-        let (ahead, walk) = with_ahead(&firsts, PREFETCH_DISTANCE, true);
+        let (ahead, walk) = with_ahead(&firsts, PREFETCH_DISTANCE, large);
         ahead.iter().for_each(|&h0| self.prefetch_first(h0));
         for (at, ((h0, next), item)) in walk.zip(items).enumerate() {
             if let Some(h0) = next {
@@ -58,6 +59,10 @@ impl ValkeyBloom {
                 continue;
             }
             let hash = ItemHash::completed(first, item.as_ref(), h0);
+            if !large {
+                found[at] = self.filters().iter().any(|f| f.check_hashed(hash));
+                continue;
+            }
             if kept {
                 let from = positions.len();
                 positions.resize(from + k, 0);
