@@ -543,6 +543,107 @@ fn hostile_restore_payloads_are_refused_and_the_server_lives() {
     assert_eq!(as_text(&raw(&mut c, &["PING"])), "PONG");
 }
 
+/// `lazyfree_pending_objects` and valkey-bloom's five figures (`bf_bloom_core_metrics`, in
+/// its order), from one INFO reply: the memory section comes first, so a 0 pending there
+/// means every free the flush scheduled ran before the figures were read.
+fn pending_and_figures(c: &mut Connection) -> (i64, [i64; 5]) {
+    let text = as_text(&raw(c, &["INFO", "memory", "bf_bloom_core_metrics"]));
+    let get = |name: &str| -> i64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}:")))
+            .unwrap_or_else(|| panic!("INFO has no {name}: {text}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let figures = [
+        "bf_bloom_total_memory_bytes",
+        "bf_bloom_num_objects",
+        "bf_bloom_num_filters_across_objects",
+        "bf_bloom_num_items_across_objects",
+        "bf_bloom_capacity_across_objects",
+    ]
+    .map(get);
+    (get("lazyfree_pending_objects"), figures)
+}
+
+/// What a key adds to the five figures, from its BF.INFO.
+fn key_figures(c: &mut Connection, key: &str) -> [i64; 5] {
+    let mut f = |field: &str| as_int(&raw(c, &["BF.INFO", key, field]));
+    [f("SIZE"), 1, f("FILTERS"), f("ITEMS"), f("CAPACITY")]
+}
+
+fn plus(a: [i64; 5], b: [i64; 5], times: i64) -> [i64; 5] {
+    std::array::from_fn(|i| a[i] + b[i] * times)
+}
+
+/// valkey-bloom's figures through a lazy flush (Valkey 8 and later flush so by default,
+/// `lazyfree-lazy-user-flush yes`; set here for Redis): FLUSHDB and FLUSHALL answer before
+/// the server's background thread frees the values, and each value is counted until its
+/// free, as valkey-bloom counts them (its test_copy_metrics and test_basic_command_metrics
+/// read INFO at once and fail now and then on valkey-bloom as on rsbloom). The figures only
+/// fall, and once nothing is pending they are the remaining keys' exactly: FLUSHDB takes its
+/// own database's filters away, FLUSHALL every one.
+#[test]
+fn valkey_metrics_fall_as_a_lazy_flush_frees_and_settle_when_nothing_is_pending() {
+    let s = Server::start_with(ServerOpts::module_args(&[
+        "new-filter-format",
+        "valkey",
+        "bloom-use-random-seed",
+        "no",
+    ]));
+    let mut c = s.conn();
+    expect_ok(
+        &mut c,
+        &["CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"],
+    );
+    // Database 1 keeps a filter scaled once; database 0 gets 2,000 default filters and a
+    // copy, enough that the free takes a while.
+    let mut other = s.conn();
+    expect_ok(&mut other, &["SELECT", "1"]);
+    let items = gen_items("i", 0..150);
+    madd_items(&mut other, "kept", &items);
+    let kept = key_figures(&mut other, "kept");
+    assert_eq!(kept[2], 2, "the kept filter scaled once: {kept:?}");
+    let n = 2000;
+    let mut pipe = redis::pipe();
+    for i in 0..n {
+        pipe.cmd("BF.ADD").arg(format!("k{i}")).arg("x");
+    }
+    let added: Vec<i64> = pipe.query(&mut c).expect("the BF.ADD pipeline");
+    assert!(added.iter().all(|&a| a == 1));
+    assert_eq!(as_int(&raw(&mut c, &["COPY", "k0", "copied"])), 1);
+    let one = key_figures(&mut c, "k0");
+    let mut before = plus(kept, one, n + 1);
+    assert_eq!(pending_and_figures(&mut c), (0, before));
+
+    for (flush, after) in [("FLUSHDB", kept), ("FLUSHALL", [0; 5])] {
+        expect_ok(&mut c, &[flush]);
+        assert_eq!(as_int(&raw(&mut c, &["DBSIZE"])), 0, "{flush}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let (pending, figures) = pending_and_figures(&mut c);
+            for i in 0..5 {
+                assert!(
+                    after[i] <= figures[i] && figures[i] <= before[i],
+                    "{flush}: {figures:?} outside {after:?}..{before:?}"
+                );
+            }
+            if pending == 0 {
+                assert_eq!(figures, after, "{flush} with nothing pending");
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{flush}: still pending"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        before = after;
+    }
+    assert_eq!(as_int(&raw(&mut other, &["DBSIZE"])), 0);
+}
+
 /// `bloomfltr` batches on a sub-filter past the prefetch threshold (2 MiB of bits) take the
 /// batch paths (probe 0 first for lookups, bit positions kept between request and write for
 /// adds): their answers are those of one command per item, and integers in RESP3 as in RESP2
