@@ -22,13 +22,13 @@ const MAX_CACHED_K: usize = 16;
 impl ValkeyBloom {
     /// Whether each item is in the filter (BF.MEXISTS).
     ///
-    /// On a filter with a large sub-filter, in two passes. The first hashes each item's first
-    /// half (probe 0) and requests probe 0's line in every large sub-filter a few items ahead;
-    /// an item whose probe 0 is clear everywhere is absent there, after one SipHash call (most
-    /// absent items, as in the crate valkey-bloom checks with). The others get their second
-    /// half and every bit position requested, and are checked in the second pass, by when
-    /// their lines have had the rest of the first pass to arrive. On a filter of one
-    /// sub-filter their bit positions are kept from the request to the check.
+    /// Every item's first half (probe 0) is hashed before any lookup; an item whose probe 0
+    /// is clear everywhere is absent, after one SipHash call (most absent items, as in the
+    /// crate valkey-bloom checks with), the others get their second half. With a large
+    /// sub-filter, in two passes: the first requests probe 0's line in every large sub-filter
+    /// a few items ahead, and every line of the items that go on, which are checked in the
+    /// second pass, by when their lines have had the rest of the first to arrive (on a filter
+    /// of one sub-filter their bit positions are kept from the request to the check).
     pub fn exists_batch<T: AsRef<[u8]>>(&self, items: &[T]) -> Vec<bool> {
         if !self.uniform() {
             return items
