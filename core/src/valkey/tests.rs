@@ -467,6 +467,20 @@ fn every_filter_valkey_bloom_makes_is_plausible() {
     }
 }
 
+/// Adds `added` to `one` one by one, and to a copy in batches of 100: the same answers and
+/// the same filter after. The answers.
+fn adds_in_batches_of_100_as_singles(one: &mut ValkeyBloom, added: &[Vec<u8>]) -> Vec<bool> {
+    let mut batch = one.clone();
+    let singles: Vec<bool> = added.iter().map(|i| one.add(i, None).unwrap()).collect();
+    let mut batched = Vec::new();
+    for chunk in added.chunks(100) {
+        batch.add_batch(chunk, None, |r| batched.push(r.unwrap()));
+    }
+    assert_eq!(batched, singles);
+    assert_eq!(&batch, one);
+    singles
+}
+
 #[test]
 fn batches_hash_once_and_answer_as_single_commands() {
     // A filter that has scaled five times (six sub-filters), and one past the prefetch
@@ -485,15 +499,7 @@ fn batches_hash_once_and_answer_as_single_commands() {
         let n = (capacity * 63) as usize;
         let added = items(&mut rng, n.min(700));
         let mut one = ValkeyBloom::create(shape, None).unwrap();
-        let mut batch = one.clone();
-        let singles: Vec<bool> = added.iter().map(|i| one.add(i, None).unwrap()).collect();
-        let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
-        let mut batched = Vec::new();
-        for chunk in refs.chunks(100) {
-            batch.add_batch(chunk, None, |r| batched.push(r.unwrap()));
-        }
-        assert_eq!(batched, singles);
-        assert_eq!(batch, one);
+        adds_in_batches_of_100_as_singles(&mut one, &added);
         if capacity == 10 {
             assert_eq!(one.filters().len(), 6, "scaled five times");
         }
@@ -551,20 +557,13 @@ fn batches_on_a_large_sub_filter_fill_it_scale_and_answer_as_single_adds() {
         let mut one = load_blob::decode(&blob, None).unwrap();
         assert_eq!(one.filters()[0].k(), k);
         assert!(one.filters()[0].bitmap_bytes() >= PREFETCH_MIN_BYTES);
-        let mut batch = one.clone();
         let mut added = items(&mut rng, 300);
         added.push(added[10].clone());
-        let singles: Vec<bool> = added.iter().map(|i| one.add(i, None).unwrap()).collect();
-        let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
-        let mut batched = Vec::new();
-        for chunk in refs.chunks(100) {
-            batch.add_batch(chunk, None, |r| batched.push(r.unwrap()));
-        }
-        assert_eq!(batched, singles);
+        let singles = adds_in_batches_of_100_as_singles(&mut one, &added);
         assert!(!singles[300], "the repeated item is found");
-        assert_eq!(batch.filters().len(), 2, "scaled once");
-        assert_eq!(batch, one);
-        let found = batch.exists_batch(&refs);
+        assert_eq!(one.filters().len(), 2, "scaled once");
+        let refs: Vec<&[u8]> = added.iter().map(Vec::as_slice).collect();
+        let found = one.exists_batch(&refs);
         assert!(found.iter().all(|&f| f));
     }
 }

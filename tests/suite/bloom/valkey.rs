@@ -644,6 +644,14 @@ fn valkey_metrics_fall_as_a_lazy_flush_frees_and_settle_when_nothing_is_pending(
     assert_eq!(as_int(&raw(&mut other, &["DBSIZE"])), 0);
 }
 
+/// `command key item` for each item, its integer answers.
+fn one_by_one(c: &mut Connection, command: &[u8], key: &[u8], items: &[Vec<u8>]) -> Vec<i64> {
+    items
+        .iter()
+        .map(|i| as_int(&int_args(c, &[command, key, i])))
+        .collect()
+}
+
 /// `bloomfltr` batches on a sub-filter past the prefetch threshold (2 MiB of bits) take the
 /// batch paths (probe 0 first for lookups, bit positions kept between request and write for
 /// adds): their answers are those of one command per item, and integers in RESP3 as in RESP2
@@ -667,10 +675,7 @@ fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
         let mut args: Vec<&[u8]> = vec![b"BF.MADD", b"big"];
         args.extend(chunk.iter().map(Vec::as_slice));
         let batch = as_ints(&int_args(&mut c, &args));
-        let singles: Vec<i64> = chunk
-            .iter()
-            .map(|i| as_int(&int_args(&mut c, &[b"BF.ADD", b"twin", i])))
-            .collect();
+        let singles = one_by_one(&mut c, b"BF.ADD", b"twin", chunk);
         assert_eq!(batch, singles);
         args[1] = b"twin";
         let again = resp3.send(&args);
@@ -690,10 +695,7 @@ fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
         let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", b"big"];
         args.extend(chunk.iter().map(Vec::as_slice));
         let batch = as_ints(&int_args(&mut c, &args));
-        let singles: Vec<i64> = chunk
-            .iter()
-            .map(|i| as_int(&int_args(&mut c, &[b"BF.EXISTS", b"big", i])))
-            .collect();
+        let singles = one_by_one(&mut c, b"BF.EXISTS", b"big", chunk);
         assert_eq!(batch, singles);
         let expected: String = singles.iter().map(|f| format!(":{f}\r\n")).collect();
         assert_eq!(
