@@ -21,6 +21,11 @@ impl Divisor {
         Divisor { d, m }
     }
 
+    /// `d`.
+    pub fn divisor(self) -> u64 {
+        self.d
+    }
+
     /// `a % d`.
     #[inline(always)]
     pub fn remainder(self, a: u64) -> u64 {

@@ -2,7 +2,7 @@
 //! picks the format (even: the `bloomfltr` RDB value in the wire form; odd: BF.LOAD's blob),
 //! the rest is the input. A clean rejection is always fine; a filter that is accepted must
 //! stay within the limit, re-encode to a value (or blob) that decodes to the same filter,
-//! and survive adds and queries.
+//! and survive adds and queries, batched ones answering as single ones.
 
 use crate::fields::{Reader, Writer};
 use crate::valkey::{load_blob, rdb, ValkeyBloom};
@@ -45,6 +45,31 @@ pub fn value(data: &[u8]) {
     assert!(
         bloom.memory_usage() <= LIMIT,
         "accepted filter over the limit"
+    );
+    // The batch paths on copies: the answers of one add or lookup after another, up to the
+    // first error, and the same filter after them.
+    let items = [&b""[..], b"a", b"fuzz\0", b"a"];
+    let (mut one, mut batch) = (bloom.clone(), bloom.clone());
+    let mut singles = Vec::new();
+    for item in items {
+        let result = one.add(item, Some(LIMIT)).map_err(|e| e.to_string());
+        let stop = result.is_err();
+        singles.push(result);
+        if stop {
+            break;
+        }
+    }
+    let mut batched = Vec::new();
+    batch.add_batch(&items, Some(LIMIT), |r| {
+        batched.push(r.map_err(|e| e.to_string()))
+    });
+    assert_eq!(batched, singles, "batch adds answer otherwise");
+    assert_eq!(batch, one, "batch adds left another filter");
+    let looked: Vec<bool> = items.iter().map(|i| one.exists(i)).collect();
+    assert_eq!(
+        one.exists_batch(&items),
+        looked,
+        "batch lookups answer otherwise"
     );
     for item in [&b""[..], b"a", b"fuzz\0"] {
         if bloom.add(item, Some(LIMIT)).is_ok() {

@@ -130,29 +130,26 @@ impl ValkeyBloom {
     /// added; the rest (from a full sub-filter on, which scales) take the general path.
     fn add_to_only(&mut self, hashes: &[ItemHash], each: &mut impl FnMut(Result<bool>)) -> usize {
         const D: usize = PREFETCH_DISTANCE;
-        let Some(f) = self.only_mut() else {
+        let Some(f) = self.only_mut().filter(|f| f.k() as usize <= MAX_CACHED_K) else {
             return 0;
         };
+        let k = f.k() as usize;
         let mut ring = [[0usize; MAX_CACHED_K]; D];
-        let mut k = 0;
         for (slot, &h) in ring.iter_mut().zip(hashes) {
-            match f.positions(h, slot) {
-                Some(n) => k = n,
-                None => return 0,
-            }
+            f.positions(h, &mut slot[..k]);
             f.prefetch_positions(&slot[..k]);
         }
         for at in 0..hashes.len() {
             if f.num_items >= f.capacity {
                 return at;
             }
-            let slot = &mut ring[at % D];
-            let added = !f.test_and_set_positions(&slot[..k]);
+            let slot = &mut ring[at % D][..k];
+            let added = !f.test_and_set_positions(slot);
             f.num_items += added as i64;
             each(Ok(added));
             if let Some(&h) = hashes.get(at + D) {
                 f.positions(h, slot);
-                f.prefetch_positions(&slot[..k]);
+                f.prefetch_positions(slot);
             }
         }
         hashes.len()

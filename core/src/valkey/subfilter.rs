@@ -42,8 +42,7 @@ pub struct SubFilter {
     /// The crate's whole serialized filter: header then bits.
     raw: Vec<u8>,
     k: u32,
-    bits: u64,
-    /// `bits` as a divisor: a probe's remainder without a division instruction.
+    /// The bit count, as a divisor: a probe's remainder without a division instruction.
     modulus: Divisor,
     keys: [SipKey; 2],
     pub num_items: i64,
@@ -83,7 +82,6 @@ impl SubFilter {
         Ok(SubFilter {
             raw,
             k,
-            bits,
             modulus: Divisor::new(bits),
             keys,
             num_items,
@@ -106,7 +104,7 @@ impl SubFilter {
 
     /// The bit array's length in bytes.
     pub fn bitmap_bytes(&self) -> u64 {
-        self.bits / 8
+        self.modulus.divisor() / 8
     }
 
     pub fn check(&self, item: &[u8]) -> bool {
@@ -127,7 +125,7 @@ impl SubFilter {
     #[inline]
     pub fn check_hashed(&self, hash: ItemHash) -> bool {
         let bits = &self.raw[HEADER_BYTES..];
-        self.probes_while(hash, |p| bits[p / 8] & (1 << (p % 8)) != 0)
+        self.probes_while(hash, |p| bit(bits, p))
     }
 
     /// [`set`](Self::set) with the item's hash under this sub-filter's keys.
@@ -136,7 +134,7 @@ impl SubFilter {
         let (k, modulus) = (self.k, self.modulus);
         let bits = &mut self.raw[HEADER_BYTES..];
         probes_while(hash, k, modulus, |p| {
-            bits[p / 8] |= 1 << (p % 8);
+            set_bit(bits, p);
             true
         });
     }
@@ -149,28 +147,26 @@ impl SubFilter {
         let bits = &mut self.raw[HEADER_BYTES..];
         let mut all = true;
         probes_while(hash, k, modulus, |p| {
-            let (byte, mask) = (&mut bits[p / 8], 1 << (p % 8));
-            all &= *byte & mask != 0;
-            *byte |= mask;
+            all &= set_bit(bits, p);
             true
         });
         all
     }
 
-    /// The item's bit positions written to `out` when k is at most its length (then
-    /// `Some(k)`), for a batch that requests their lines and later sets them without
-    /// computing them twice.
+    /// The item's k bit positions into `out[..k]` (nothing when `out` is shorter), for a
+    /// batch that requests their lines and later reads or sets them without computing them
+    /// twice.
     #[inline]
-    pub fn positions(&self, hash: ItemHash, out: &mut [usize]) -> Option<usize> {
-        let k = self.k as usize;
-        let out = out.get_mut(..k)?;
+    pub fn positions(&self, hash: ItemHash, out: &mut [usize]) {
+        let Some(out) = out.get_mut(..self.k as usize) else {
+            return;
+        };
         let mut at = 0;
         self.probes_while(hash, |p| {
             out[at] = p;
             at += 1;
             true
         });
-        Some(k)
     }
 
     /// Starts loading the cache lines of `positions` (from [`positions`](Self::positions)).
@@ -186,20 +182,16 @@ impl SubFilter {
     #[inline]
     pub fn all_set(&self, positions: &[usize]) -> bool {
         let bits = &self.raw[HEADER_BYTES..];
-        positions.iter().all(|&p| bits[p / 8] & (1 << (p % 8)) != 0)
+        positions.iter().all(|&p| bit(bits, p))
     }
 
     /// [`test_and_set`](Self::test_and_set) of an item's `positions`.
     #[inline]
     pub fn test_and_set_positions(&mut self, positions: &[usize]) -> bool {
         let bits = &mut self.raw[HEADER_BYTES..];
-        let mut all = true;
-        for &p in positions {
-            let (byte, mask) = (&mut bits[p / 8], 1 << (p % 8));
-            all &= *byte & mask != 0;
-            *byte |= mask;
-        }
-        all
+        positions
+            .iter()
+            .fold(true, |all, &p| set_bit(bits, p) & all)
     }
 
     /// Starts loading the cache lines of the item's bit positions (a batch does this a few
@@ -226,8 +218,10 @@ impl SubFilter {
     /// is set. An item whose first bit is clear is absent, known from one SipHash call.
     #[inline]
     pub fn first_probe_set(&self, h0: u64) -> bool {
-        let p = self.modulus.remainder(h0) as usize;
-        self.raw[HEADER_BYTES + p / 8] & (1 << (p % 8)) != 0
+        bit(
+            &self.raw[HEADER_BYTES..],
+            self.modulus.remainder(h0) as usize,
+        )
     }
 
     /// [`probes_while`] over this sub-filter's bit positions.
@@ -302,6 +296,21 @@ fn probes_while(
         sum = sum.wrapping_add(hash.h1);
     }
     true
+}
+
+/// Bit `p` of the array (byte p / 8, mask 1 << (p % 8)).
+#[inline(always)]
+fn bit(bits: &[u8], p: usize) -> bool {
+    bits[p / 8] & (1 << (p % 8)) != 0
+}
+
+/// Sets bit `p`; whether it was set already.
+#[inline(always)]
+fn set_bit(bits: &mut [u8], p: usize) -> bool {
+    let (byte, mask) = (&mut bits[p / 8], 1 << (p % 8));
+    let was = *byte & mask != 0;
+    *byte |= mask;
+    was
 }
 
 fn check_header(bytes: &[u8]) -> Result<()> {

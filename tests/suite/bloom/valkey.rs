@@ -148,8 +148,7 @@ fn int_args(c: &mut Connection, args: &[&[u8]]) -> Value {
 
 fn assert_answers(c: &mut Connection, key: &str, model: &Model, probes: &[Vec<u8>]) {
     for chunk in probes.chunks(200) {
-        let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", key.as_bytes()];
-        args.extend(chunk.iter().map(|i| i.as_slice()));
+        let args = batch(b"BF.MEXISTS", key.as_bytes(), chunk);
         let got = as_ints(&int_args(c, &args));
         let want: Vec<i64> = chunk.iter().map(|i| model.exists(i) as i64).collect();
         assert_eq!(got, want, "BF.MEXISTS {key}");
@@ -433,9 +432,15 @@ fn a_replica_gets_the_same_filter_by_stream_and_by_full_sync() {
     }
 }
 
+/// `command key item...`.
+fn batch<'a>(command: &'a [u8], key: &'a [u8], items: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+    let mut args = vec![command, key];
+    args.extend(items.iter().map(Vec::as_slice));
+    args
+}
+
 fn madd_items(c: &mut Connection, key: &str, items: &[Vec<u8>]) {
-    let mut args: Vec<&[u8]> = vec![b"BF.MADD", key.as_bytes()];
-    args.extend(items.iter().map(|i| i.as_slice()));
+    let args = batch(b"BF.MADD", key.as_bytes(), items);
     let v = raw(c, &args);
     assert!(err_of(&v).is_none(), "BF.MADD {key}: {v:?}");
 }
@@ -672,8 +677,7 @@ fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
     let absent = items(&mut rng, 300);
     let mut resp3 = RawConn::connect_resp3(s.port);
     for chunk in added.chunks(100) {
-        let mut args: Vec<&[u8]> = vec![b"BF.MADD", b"big"];
-        args.extend(chunk.iter().map(Vec::as_slice));
+        let mut args = batch(b"BF.MADD", b"big", chunk);
         let batch = as_ints(&int_args(&mut c, &args));
         let singles = one_by_one(&mut c, b"BF.ADD", b"twin", chunk);
         assert_eq!(batch, singles);
@@ -692,8 +696,7 @@ fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
     let mut probe: Vec<Vec<u8>> = absent.clone();
     probe.extend(added.iter().cloned());
     for chunk in probe.chunks(150) {
-        let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", b"big"];
-        args.extend(chunk.iter().map(Vec::as_slice));
+        let args = batch(b"BF.MEXISTS", b"big", chunk);
         let batch = as_ints(&int_args(&mut c, &args));
         let singles = one_by_one(&mut c, b"BF.EXISTS", b"big", chunk);
         assert_eq!(batch, singles);
@@ -703,13 +706,9 @@ fn large_filter_batches_answer_as_single_commands_in_both_protocols() {
             format!("*{}\r\n{expected}", chunk.len()).into_bytes()
         );
     }
-    let found: i64 = as_ints(&int_args(&mut c, &{
-        let mut args: Vec<&[u8]> = vec![b"BF.MEXISTS", b"big"];
-        args.extend(added.iter().map(Vec::as_slice));
-        args
-    }))
-    .iter()
-    .sum();
+    let found: i64 = as_ints(&int_args(&mut c, &batch(b"BF.MEXISTS", b"big", &added)))
+        .iter()
+        .sum();
     assert_eq!(found, 300, "every added item is found");
     s.assert_alive();
 }
